@@ -1,0 +1,66 @@
+"""Pick the device a chapter runs on, and describe it in one line."""
+
+from __future__ import annotations
+
+import platform
+
+import torch
+
+_CHOICES = ("auto", "cpu", "cuda")
+
+
+def get_device(preference: str | torch.device = "auto") -> torch.device:
+    """Return the device to compute on.
+
+    ``"auto"`` means CUDA when it is available, else the CPU. ``"cuda"`` (or ``"cuda:N"``) on a
+    machine without a usable CUDA device raises :class:`RuntimeError` instead of silently falling
+    back, so a run that asked for a GPU never reports CPU numbers as GPU numbers.
+    """
+    if isinstance(preference, torch.device):
+        preference = str(preference)
+    if not isinstance(preference, str):
+        raise TypeError(f"preference must be a str such as 'auto', 'cpu' or 'cuda', got {preference!r}")
+    choice = preference.strip().lower()
+    if choice == "auto":
+        return torch.device("cuda" if torch.cuda.is_available() else "cpu")
+    if choice == "cpu":
+        return torch.device("cpu")
+    if choice == "cuda" or choice.startswith("cuda:"):
+        if not torch.cuda.is_available():
+            raise RuntimeError(
+                f"preference={preference!r} asks for CUDA, but torch {torch.__version__} sees no CUDA device "
+                "(CPU-only build, no driver, or CUDA_VISIBLE_DEVICES hides it); use 'auto' or 'cpu'"
+            )
+        device = torch.device(choice)
+        if device.index is not None and device.index >= torch.cuda.device_count():
+            raise RuntimeError(
+                f"preference={preference!r}: only {torch.cuda.device_count()} CUDA device(s) are visible"
+            )
+        return device
+    raise ValueError(f"preference must be one of {_CHOICES} (or 'cuda:N'), got {preference!r}")
+
+
+def cpu_name() -> str:
+    """The CPU's model name (from /proc/cpuinfo where it exists), else what ``platform`` knows."""
+    try:
+        with open("/proc/cpuinfo", encoding="utf-8") as f:
+            for line in f:
+                if line.startswith("model name"):
+                    return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor() or platform.machine() or "unknown CPU"
+
+
+def describe_device(device: str | torch.device) -> str:
+    """A one-line, human-readable description: the card's name and memory, or the CPU and its threads."""
+    device = torch.device(device)
+    if device.type == "cuda":
+        props = torch.cuda.get_device_properties(device)
+        return (
+            f"{props.name} (cuda:{device.index or 0}, {props.total_memory / 2**30:.1f} GiB, "
+            f"compute capability {props.major}.{props.minor}, CUDA {torch.version.cuda})"
+        )
+    if device.type == "cpu":
+        return f"{cpu_name()} (cpu, {torch.get_num_threads()} threads)"
+    return str(device)

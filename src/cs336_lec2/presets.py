@@ -1,0 +1,50 @@
+"""Problem-size presets: ``small`` (CPU, CI), ``medium`` (a 16 GB GPU such as a T4), ``large`` (80 GB and up).
+
+A chapter keeps a dict of sizes per preset and calls :func:`resolve` on its ``device`` and
+``preset`` parameters, so the same notebook runs in seconds on a laptop and at the lecture's sizes
+on an H100.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any, TypeVar
+
+import torch
+
+from .device import get_device
+
+PRESETS = ("small", "medium", "large")
+# A GPU needs at least this much memory for the large preset (the lecture's 80 GB class, with slack
+# for what the driver reserves); anything smaller gets the medium preset.
+LARGE_PRESET_MIN_BYTES = 70 * 2**30
+
+T = TypeVar("T")
+
+
+def auto_preset(device: torch.device) -> str:
+    """The preset that fits ``device``: small on CPU, large on GPUs of 70 GiB and more, else medium."""
+    if device.type != "cuda":
+        return "small"
+    total = torch.cuda.get_device_properties(device).total_memory
+    return "large" if total >= LARGE_PRESET_MIN_BYTES else "medium"
+
+
+def resolve(device: str | torch.device = "auto", preset: str = "auto") -> tuple[torch.device, str]:
+    """Turn a chapter's ``device`` and ``preset`` parameters into a concrete device and preset name."""
+    dev = get_device(device)
+    if not isinstance(preset, str) or preset not in (*PRESETS, "auto"):
+        raise ValueError(f"preset must be one of {(*PRESETS, 'auto')}, got {preset!r}")
+    return dev, auto_preset(dev) if preset == "auto" else preset
+
+
+def pick(sizes: Mapping[str, T], preset: str) -> T:
+    """``sizes[preset]`` with an error that lists the presets a chapter defines."""
+    if preset not in sizes:
+        raise ValueError(f"preset {preset!r} is not defined here; choose one of {sorted(sizes)}")
+    return sizes[preset]
+
+
+def describe(sizes: Mapping[str, Any]) -> str:
+    """A one-line summary of a preset's sizes, e.g. ``B=64, D=128``."""
+    return ", ".join(f"{k}={v}" for k, v in sizes.items())
