@@ -1,6 +1,30 @@
-"""Shared test settings: hypothesis runs without deadlines (CI machines are slow and shared)."""
+"""Shared test settings and fixtures.
 
+Hypothesis runs without deadlines (CI machines are slow and shared). ``built_book`` builds both
+editions once per session, strictly (warnings are errors), for the book and browser tests.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
 from hypothesis import HealthCheck, settings
 
 settings.register_profile("default", deadline=None, suppress_health_check=[HealthCheck.too_slow])
 settings.load_profile("default")
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+@pytest.fixture(scope="session")
+def repo_root() -> Path:
+    return ROOT
+
+
+@pytest.fixture(scope="session")
+def built_book(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The HTML folder of a strict (-W) build of the committed book."""
+    from cs336_lec2.book import build_book
+
+    return build_book(ROOT, build_dir=tmp_path_factory.mktemp("book"), strict=True)

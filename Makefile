@@ -1,0 +1,49 @@
+# Two commands do all set-up on a fresh machine:  `make book`  and  `make test`.
+# Both create .venv/ from the pinned requirements.txt (and install this package in editable mode)
+# when it is missing or older than requirements.txt / pyproject.toml.
+
+PYTHON ?= python3
+VENV   := .venv
+BIN    := $(VENV)/bin
+STAMP  := $(VENV)/.installed
+NBVAL  := --nbval --nbval-current-env --nbval-sanitize-with notebooks/sanitize.cfg
+# CHAPTERS=05 (or a list) limits `make notebooks` to some chapters.
+CHAPTERS ?=
+
+.PHONY: all venv test unit nbval lint book notebooks info clean
+all: test
+
+$(STAMP): requirements.txt pyproject.toml
+	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+	$(BIN)/python -m pip install --quiet -r requirements.txt
+	$(BIN)/python -m pip install --quiet --no-deps --no-build-isolation -e .
+	touch $(STAMP)
+
+venv: $(STAMP)
+
+lint: $(STAMP)
+	$(BIN)/ruff check .
+
+unit: $(STAMP)
+	$(BIN)/pytest -q tests
+
+nbval: $(STAMP)
+	$(BIN)/pytest -q -p no:cacheprovider $(NBVAL) notebooks/
+
+# Everything CI checks: lint, unit + notebook-structure + book tests, then nbval over the notebooks.
+test: lint unit nbval
+
+# Build the bilingual book (never executes a notebook) and open it where there is a display.
+book: $(STAMP)
+	$(BIN)/cs336-lec2 book --open
+
+# Re-execute the committed reference notebooks in place on the CPU.
+notebooks: $(STAMP)
+	$(BIN)/cs336-lec2 execute --in-place $(if $(CHAPTERS),--chapters $(CHAPTERS))
+
+info: $(STAMP)
+	$(BIN)/cs336-lec2 info
+
+clean:
+	rm -rf _build .pytest_cache .ruff_cache .hypothesis

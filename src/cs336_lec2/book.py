@@ -1,0 +1,202 @@
+"""Build the HTML book: two editions (``en/``, ``zh/``) with Jupyter Book 1, never executing a notebook.
+
+Jupyter Book 1 drops markdown-cell tags, so it cannot hide one language itself. Each edition is
+built from a staged copy of the book in which the other language's cells are already gone
+(DESIGN.md §3): ``_build/stage/<lang>/`` holds the config, the table of contents, the pages of
+``book/`` (shared ones plus those of ``book/<lang>/``) and the filtered notebooks. The HTML of both
+editions lands in ``_build/html/{en,zh}/`` under a landing page that offers both.
+"""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+import sys
+from dataclasses import dataclass
+from html import escape
+from pathlib import Path
+
+import nbformat
+import yaml
+
+from .results_page import fill_results_page
+
+
+@dataclass(frozen=True)
+class Edition:
+    """One language edition of the book."""
+
+    code: str  # folder and tag suffix: lang-en / lang-zh
+    sphinx_language: str
+    title: str
+    other: str
+    other_label: str
+    other_hreflang: str
+
+
+EDITIONS = {
+    "en": Edition("en", "en", "CS336 Lecture 2: PyTorch and resource accounting", "zh", "中文版", "zh-CN"),
+    "zh": Edition("zh", "zh_CN", "CS336 第 2 讲：PyTorch 与资源核算", "en", "English edition", "en"),
+}
+LANGUAGE_TAGS = {code: f"lang-{code}" for code in EDITIONS}
+
+
+class BookBuildError(RuntimeError):
+    """Jupyter Book failed (or warned, with strict builds) for one edition."""
+
+
+def filter_notebook(nb: nbformat.NotebookNode, keep: str) -> nbformat.NotebookNode:
+    """Drop the cells tagged with any language other than ``keep``; code and untagged cells stay."""
+    if keep not in EDITIONS:
+        raise ValueError(f"keep must be one of {sorted(EDITIONS)}, got {keep!r}")
+    drop = {tag for code, tag in LANGUAGE_TAGS.items() if code != keep}
+    nb.cells = [c for c in nb.cells if not drop & set(c.get("metadata", {}).get("tags", []))]
+    return nb
+
+
+def toc_files(toc_path: Path) -> list[str]:
+    """Every ``file:`` entry of a Jupyter Book table of contents, in order."""
+    found: list[str] = []
+
+    def walk(node: object) -> None:
+        if isinstance(node, dict):
+            for key in ("root", "file"):
+                if isinstance(node.get(key), str):
+                    found.append(node[key])
+            for value in node.values():
+                walk(value)
+        elif isinstance(node, list):
+            for item in node:
+                walk(item)
+
+    walk(yaml.safe_load(toc_path.read_text(encoding="utf-8")))
+    return found
+
+
+def _edition_config(root: Path, edition: Edition) -> dict:
+    config = yaml.safe_load((root / "_config.yml").read_text(encoding="utf-8"))
+    config["title"] = edition.title
+    sphinx = config.setdefault("sphinx", {})
+    extensions = sphinx.setdefault("extra_extensions", [])
+    if "cs336_lec2.sphinx_ext" not in extensions:
+        extensions.append("cs336_lec2.sphinx_ext")
+    sphinx.setdefault("config", {}).update(
+        language=edition.sphinx_language,
+        cs336_other_language=edition.other,
+        cs336_other_label=edition.other_label,
+        cs336_other_hreflang=edition.other_hreflang,
+    )
+    return config
+
+
+def stage_edition(root: Path, lang: str, stage: Path, notebooks_from: Path | None = None) -> Path:
+    """Write the staged source of one edition into ``stage`` (emptied first) and return it."""
+    edition = EDITIONS[lang]
+    if stage.exists():
+        shutil.rmtree(stage)
+    stage.mkdir(parents=True)
+    (stage / "_config.yml").write_text(
+        yaml.safe_dump(_edition_config(root, edition), allow_unicode=True, sort_keys=False), encoding="utf-8"
+    )
+    shutil.copy2(root / "_toc.yml", stage / "_toc.yml")
+    book = stage / "book"
+    book.mkdir()
+    for path in (root / "book").glob("*.md"):
+        shutil.copy2(path, book / path.name)
+    for path in (root / "book" / lang).iterdir():
+        if path.is_file():
+            shutil.copy2(path, book / path.name)
+    results_page = book / "results.md"
+    if results_page.exists():
+        fill_results_page(results_page, root / "book" / "results", lang)
+    for entry in toc_files(root / "_toc.yml"):
+        if not entry.startswith("notebooks/"):
+            continue
+        name = Path(entry).with_suffix(".ipynb").name
+        source = notebooks_from / name if notebooks_from and (notebooks_from / name).exists() else root / "notebooks" / name
+        if not source.exists():
+            raise FileNotFoundError(f"_toc.yml lists {entry}, but {name} is neither in notebooks/ nor in --from")
+        nb = filter_notebook(nbformat.read(source, as_version=4), lang)
+        (stage / "notebooks").mkdir(exist_ok=True)
+        nbformat.write(nb, stage / "notebooks" / name)
+    return stage
+
+
+def _jupyter_book() -> str:
+    beside = Path(sys.executable).with_name("jupyter-book")
+    found = str(beside) if beside.exists() else shutil.which("jupyter-book")
+    if not found:
+        raise BookBuildError("jupyter-book is not installed: install the 'book' extra (pip install 'cs336-lec2[book]')")
+    return found
+
+
+def landing_page() -> str:
+    """The root ``index.html`` that offers both editions."""
+    links = "\n".join(
+        f'    <li><a href="{code}/index.html" hreflang="{e.other_hreflang if code != "en" else "en"}">'
+        f"{escape(e.title)}</a></li>"
+        for code, e in EDITIONS.items()
+    )
+    return f"""<!DOCTYPE html>
+<html lang="en">
+<head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
+<title>CS336 Lecture 2 · 第 2 讲</title>
+<style>body{{font-family:system-ui,sans-serif;max-width:40rem;margin:4rem auto;line-height:1.6}}</style>
+</head>
+<body>
+  <h1>CS336 Lecture 2 · 第 2 讲</h1>
+  <p>Choose an edition · 请选择版本：</p>
+  <ul>
+{links}
+  </ul>
+</body>
+</html>
+"""
+
+
+def build_book(
+    root: str | Path = ".",
+    *,
+    build_dir: str | Path | None = None,
+    notebooks_from: str | Path | None = None,
+    languages: tuple[str, ...] = ("en", "zh"),
+    strict: bool = False,
+    quiet: bool = True,
+) -> Path:
+    """Stage and build the editions; return the folder holding ``index.html`` and one folder per edition.
+
+    ``strict`` turns every Sphinx warning into an error (``-W``). ``notebooks_from`` takes executed
+    notebooks from a ``cs336-lec2 execute`` output folder instead of ``notebooks/``.
+    """
+    root = Path(root).resolve()
+    for required in ("_config.yml", "_toc.yml", "book", "notebooks"):
+        if not (root / required).exists():
+            raise FileNotFoundError(f"root: {root} has no {required}; run from the repository root")
+    unknown = [code for code in languages if code not in EDITIONS]
+    if unknown or not languages:
+        raise ValueError(f"languages must be a non-empty subset of {sorted(EDITIONS)}, got {languages!r}")
+    build = Path(build_dir).resolve() if build_dir else root / "_build"
+    source = Path(notebooks_from).resolve() if notebooks_from else None
+    if source is not None and not source.is_dir():
+        raise FileNotFoundError(f"notebooks_from: {source} is not a directory")
+    html = build / "html"
+    html.mkdir(parents=True, exist_ok=True)
+    for code in languages:
+        stage = stage_edition(root, code, build / "stage" / code, source)
+        out = build / "sphinx" / code
+        cmd = [_jupyter_book(), "build", str(stage), "--path-output", str(out), "--builder", "html", "--all"]
+        if strict:
+            cmd += ["-W", "--keep-going"]
+        if quiet:
+            cmd.append("-q")
+        done = subprocess.run(cmd, capture_output=True, text=True)
+        if done.returncode != 0:
+            log = (done.stdout + done.stderr).strip()
+            raise BookBuildError(f"the {code} edition failed to build (exit {done.returncode}):\n{log[-6000:]}")
+        target = html / code
+        if target.exists():
+            shutil.rmtree(target)
+        shutil.copytree(out / "_build" / "html", target)
+    (html / "index.html").write_text(landing_page(), encoding="utf-8")
+    (html / ".nojekyll").touch()  # GitHub Pages: serve _static/ and friends as they are
+    return html

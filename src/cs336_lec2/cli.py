@@ -1,0 +1,140 @@
+"""The ``cs336-lec2`` command: ``info``, ``execute`` and ``book``."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import webbrowser
+from collections.abc import Sequence
+from pathlib import Path
+
+INFO_DTYPES = ("fp64", "fp32", "tf32", "bf16", "fp16", "fp8", "int8")
+
+
+def _info(args: argparse.Namespace) -> int:
+    import torch
+
+    from . import __version__, hardware
+    from .device import describe_device, get_device
+
+    device = get_device(args.device)
+    print(f"cs336-lec2 {__version__}, torch {torch.__version__}, CUDA {torch.version.cuda or 'none'}")
+    print(f"device: {describe_device(device)}")
+    print("dense peak FLOP/s for this device (what MFU divides by):")
+    for key in INFO_DTYPES:
+        try:
+            peak = hardware.peak_flops(key, device)
+        except (ValueError, LookupError) as err:
+            print(f"  {key:>5}: not available ({err})".splitlines()[0])
+            continue
+        kind = "estimate" if peak.is_estimate else "datasheet"
+        print(f"  {key:>5}: {peak.flops / 1e12:9.2f} TFLOP/s  ({kind}; {peak.source})")
+    return 0
+
+
+def _execute(args: argparse.Namespace) -> int:
+    from .execute import execute
+
+    if not args.in_place and args.output is None:
+        print("cs336-lec2 execute: give --output DIR (or --in-place to refresh the committed notebooks)",
+              file=sys.stderr)
+        return 2
+    record = execute(
+        args.notebooks, chapters=args.chapters, device=args.device, preset=args.preset,
+        output=args.output, in_place=args.in_place, progress=not args.no_progress, timeout=args.timeout,
+    )
+    total = sum(c.seconds for c in record.chapters)
+    failed = [c for c in record.chapters if not c.ok]
+    where = args.notebooks if args.in_place else args.output
+    print(f"{len(record.chapters) - len(failed)}/{len(record.chapters)} chapters ran in {total:.1f} s; "
+          f"record: {Path(where) / 'run-record.json'}")
+    for chapter in failed:
+        print(f"FAILED {chapter.name}: {chapter.error}", file=sys.stderr)
+    return 1 if failed else 0
+
+
+def _book(args: argparse.Namespace) -> int:
+    from .book import BookBuildError, build_book
+
+    try:
+        html = build_book(
+            args.root, build_dir=args.build_dir, notebooks_from=args.from_dir,
+            languages=tuple(args.languages), strict=args.strict, quiet=not args.verbose,
+        )
+    except (BookBuildError, FileNotFoundError, ValueError) as err:
+        print(f"cs336-lec2 book: {err}", file=sys.stderr)
+        return 1
+    index = html / "index.html"
+    print(f"book built: {index}")
+    if args.open and _can_open_browser():
+        webbrowser.open(index.as_uri())
+    return 0
+
+
+def _can_open_browser() -> bool:
+    """Only open a browser where a person can see it (never in CI or on a headless server)."""
+    if os.environ.get("CI"):
+        return False
+    return sys.platform in ("darwin", "win32") or bool(os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY"))
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="cs336-lec2",
+        description="Toolkit of the executable CS336 lecture 2 book: inspect this machine, re-execute the "
+        "chapters, build the bilingual HTML book.",
+    )
+    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+
+    info = sub.add_parser("info", help="this machine's device, torch version and the dense peaks that apply")
+    info.add_argument("--device", default="auto", help="auto (default), cpu or cuda")
+    info.set_defaults(run=_info)
+
+    ex = sub.add_parser(
+        "execute", help="re-execute the chapters with papermill and write a run record",
+        description="Run the chapters top to bottom with papermill. Each run writes run-record.json "
+        "(machine, parameters, per-chapter time, published measurements) and execute.log beside the notebooks.",
+    )
+    ex.add_argument("--device", choices=("auto", "cpu", "cuda"), default="auto", help="injected device (default auto)")
+    ex.add_argument("--preset", choices=("auto", "small", "medium", "large"), default="auto",
+                    help="injected problem sizes (default auto: small on CPU, medium/large by GPU memory)")
+    ex.add_argument("--chapters", nargs="+", metavar="CHAPTER",
+                    help="run only these chapters (e.g. 05 or 05_flops_and_mfu); default: all")
+    where = ex.add_mutually_exclusive_group()
+    where.add_argument("--output", type=Path, metavar="DIR", help="write the executed notebooks and the record here")
+    where.add_argument("--in-place", action="store_true",
+                       help="refresh the committed CPU reference in notebooks/ (default parameters, GPU hidden)")
+    ex.add_argument("--notebooks", type=Path, default=Path("notebooks"), metavar="DIR",
+                    help="where the chapters are (default notebooks/)")
+    ex.add_argument("--timeout", type=int, default=1800, help="seconds one cell may run (default 1800)")
+    ex.add_argument("--no-progress", action="store_true", help="no progress bars (for logs)")
+    ex.set_defaults(run=_execute)
+
+    bk = sub.add_parser(
+        "book", help="build the HTML book (en and zh editions) without executing anything",
+        description="Build both editions with Jupyter Book 1 into _build/html/{en,zh} under a landing page.",
+    )
+    bk.add_argument("--from", dest="from_dir", type=Path, metavar="DIR",
+                    help="take executed notebooks from this cs336-lec2 execute output (default: notebooks/)")
+    bk.add_argument("--root", type=Path, default=Path("."), help="the repository root (default .)")
+    bk.add_argument("--build-dir", type=Path, help="output folder (default ROOT/_build)")
+    bk.add_argument("--languages", nargs="+", choices=("en", "zh"), default=["en", "zh"], help="editions to build")
+    bk.add_argument("--strict", action="store_true", help="treat every Sphinx warning as an error (-W)")
+    bk.add_argument("--open", action="store_true", help="open the built book in a browser where there is a display")
+    bk.add_argument("--verbose", action="store_true", help="show Jupyter Book's own output")
+    bk.set_defaults(run=_book)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    try:
+        return args.run(args)
+    except (ValueError, FileNotFoundError, RuntimeError) as err:
+        print(f"cs336-lec2 {args.command}: {err}", file=sys.stderr)
+        return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,151 @@
+"""Token data that need not fit in memory: a raw token file, opened lazily, sampled into (x, y) batches.
+
+A tokenized corpus is one long 1-D array of token ids. :func:`write_tokens` stores it as raw bytes
+(no header: ``uint16`` holds vocabularies up to 65,536 ids in 2 bytes a token), :func:`open_tokens`
+maps the file into memory with :class:`numpy.memmap` so only the pages a batch touches are read,
+and :func:`get_batch` draws ``batch_size`` windows of ``sequence_length + 1`` tokens at random starts
+and splits each into inputs ``x`` and next-token targets ``y``.
+
+Do not name a raw token file ``.npy``: a ``.npy`` file starts with a header that ``np.load``
+parses, so ``np.load`` misreads (or rejects) raw bytes under that name, and ``np.memmap`` on a real
+``.npy`` file would read the header as tokens. :func:`write_tokens` refuses the suffix; use
+``.bin``. :func:`open_tokens` opens a real ``.npy`` file (written by ``np.save``) correctly.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import numpy as np
+import numpy.typing as npt
+import torch
+
+PathLike = str | os.PathLike[str]
+_NPY_MAGIC = b"\x93NUMPY"
+
+
+def _integer_dtype(dtype: npt.DTypeLike) -> np.dtype:
+    try:
+        dt = np.dtype(dtype)
+    except TypeError as err:
+        raise TypeError(f"dtype must be a numpy integer dtype such as np.uint16, got {dtype!r}") from err
+    if dt.kind not in "iu":
+        raise TypeError(f"dtype must be a numpy integer dtype such as np.uint16, got {dt}")
+    return dt
+
+
+def write_tokens(path: PathLike, tokens: npt.ArrayLike, dtype: npt.DTypeLike = np.uint16) -> int:
+    """Write ``tokens`` (a 1-D sequence of token ids) to ``path`` as raw ``dtype`` bytes.
+
+    Returns the number of bytes written (``len(tokens) * itemsize``). Refuses a ``.npy`` suffix (see
+    the module docstring), ids that ``dtype`` cannot hold, and anything that is not 1-D integers.
+    """
+    path = Path(path)
+    if path.suffix.lower() == ".npy":
+        raise ValueError(
+            f"path must not end in .npy for a raw token file ({path.name}): np.load would expect a .npy "
+            "header and misread the tokens; name it .bin (or write a real .npy with np.save)"
+        )
+    dt = _integer_dtype(dtype)
+    array = np.asarray(tokens)
+    if array.ndim != 1:
+        raise ValueError(f"tokens must be 1-D, got shape {array.shape}")
+    if array.size and array.dtype.kind not in "iu":
+        raise TypeError(f"tokens must be integers, got dtype {array.dtype}")
+    if array.size:
+        info = np.iinfo(dt)
+        low, high = int(array.min()), int(array.max())
+        if low < info.min or high > info.max:
+            raise ValueError(
+                f"tokens range over [{low}, {high}], which dtype {dt} cannot hold ([{info.min}, {info.max}])"
+            )
+    data = array.astype(dt, copy=False)
+    data.tofile(path)
+    return data.nbytes
+
+
+def open_tokens(path: PathLike, dtype: npt.DTypeLike = np.uint16) -> np.memmap:
+    """Map the token file at ``path`` read-only; nothing is read until it is indexed.
+
+    A raw file is interpreted as ``dtype``; a real ``.npy`` file (``np.save``) is opened with
+    ``np.load(mmap_mode="r")`` and must be 1-D of that ``dtype``. Returns a 1-D :class:`numpy.memmap`.
+    """
+    path = Path(path)
+    dt = _integer_dtype(dtype)
+    if not path.is_file():
+        raise FileNotFoundError(f"path: there is no token file named {path.name!r}")
+    size = path.stat().st_size
+    with path.open("rb") as f:
+        is_npy = f.read(len(_NPY_MAGIC)) == _NPY_MAGIC
+    if path.suffix.lower() == ".npy" or is_npy:
+        if not is_npy:
+            raise ValueError(
+                f"{path.name} is named .npy but has no .npy header: it looks like a raw token file; "
+                "rename it to .bin and open it again"
+            )
+        data = np.load(path, mmap_mode="r")
+        if data.ndim != 1 or data.dtype != dt:
+            raise ValueError(f"{path.name} holds shape {data.shape} {data.dtype}, expected 1-D {dt}")
+        return data
+    if size == 0:
+        raise ValueError(f"{path.name} is empty: there are no tokens to map")
+    if size % dt.itemsize:
+        raise ValueError(
+            f"{path.name} has {size} bytes, not a multiple of {dt.itemsize} (the size of {dt}): wrong dtype?"
+        )
+    return np.memmap(path, dtype=dt, mode="r")
+
+
+def _check_positive(name: str, value: object) -> int:
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
+        raise TypeError(f"{name} must be an int, got {type(value).__name__} {value!r}")
+    if value < 1:
+        raise ValueError(f"{name} must be a positive int, got {value}")
+    return int(value)
+
+
+def get_batch(
+    data: np.ndarray,
+    batch_size: int,
+    sequence_length: int,
+    device: str | torch.device,
+    *,
+    generator: torch.Generator | None = None,
+) -> tuple[torch.Tensor, torch.Tensor]:
+    """Sample ``batch_size`` random windows of ``data``; return inputs ``x`` and targets ``y`` on ``device``.
+
+    Both are int64 of shape ``(batch_size, sequence_length)``; ``y[b, t] = data[start_b + t + 1]`` is
+    the token after ``x[b, t] = data[start_b + t]``. Starts are drawn uniformly from every valid
+    position with ``generator`` (a CPU :class:`torch.Generator`; torch's global one if ``None``).
+    Only the sampled windows are read from a memory-mapped ``data``. On CUDA the batch is copied
+    from pinned (page-locked) memory with ``non_blocking=True``, so the copy can overlap compute.
+    """
+    if not isinstance(data, np.ndarray):
+        raise TypeError(f"data must be a numpy array (e.g. from open_tokens), got {type(data).__name__}")
+    if data.ndim != 1:
+        raise ValueError(f"data must be 1-D (one long stream of tokens), got shape {data.shape}")
+    if data.dtype.kind not in "iu":
+        raise TypeError(f"data must hold integer token ids, got dtype {data.dtype}")
+    batch_size = _check_positive("batch_size", batch_size)
+    sequence_length = _check_positive("sequence_length", sequence_length)
+    if len(data) < sequence_length + 1:
+        raise ValueError(
+            f"sequence_length={sequence_length} needs windows of {sequence_length + 1} tokens (inputs plus "
+            f"one target), but data has only {len(data)} tokens"
+        )
+    device = torch.device(device)
+    if generator is not None and not isinstance(generator, torch.Generator):
+        raise TypeError(f"generator must be a torch.Generator or None, got {type(generator).__name__}")
+    if generator is not None and generator.device.type != "cpu":
+        raise ValueError(f"generator must live on the CPU, got one on {generator.device}")
+
+    # randint's upper bound is exclusive: the last valid start leaves room for sequence_length + 1 tokens.
+    starts = torch.randint(len(data) - sequence_length, (batch_size,), generator=generator).numpy()
+    windows = data[starts[:, None] + np.arange(sequence_length + 1)]  # fancy indexing copies them out
+    batch = torch.from_numpy(windows.astype(np.int64))
+    if device.type == "cuda":
+        batch = batch.pin_memory().to(device, non_blocking=True)
+    else:
+        batch = batch.to(device)
+    return batch[:, :-1].contiguous(), batch[:, 1:].contiguous()

@@ -1,0 +1,227 @@
+"""Re-execute the chapters with papermill and write a run record (what an instructor runs on new hardware).
+
+Two modes:
+
+- ``in_place=True`` refreshes the committed reference: each chapter runs with its own default
+  parameters (nothing injected) on the CPU, and replaces the committed notebook only when it ran
+  without error, so a failure never loses a good notebook.
+- otherwise the chapters run with ``device`` and ``preset`` injected and land in ``output``, next to
+  the run record ``run-record.json`` and the log ``execute.log``; the book can be built from there.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import platform
+import sys
+import tempfile
+import time
+from collections.abc import Sequence
+from contextlib import contextmanager
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+import nbformat
+
+from . import __version__
+from .results import CHAPTER_ENV, RESULTS_ENV, read_published
+
+RECORD_NAME = "run-record.json"
+LOG_NAME = "execute.log"
+RECORD_SCHEMA = 1
+
+
+@dataclass
+class ChapterRun:
+    """How one chapter's execution went."""
+
+    name: str
+    seconds: float
+    ok: bool
+    error: str | None = None
+
+
+@dataclass
+class RunRecord:
+    """What ``run-record.json`` holds: the machine, the parameters, each chapter and the measurements."""
+
+    machine: dict[str, Any]
+    parameters: dict[str, str]
+    chapters: list[ChapterRun] = field(default_factory=list)
+    measurements: list[dict[str, Any]] = field(default_factory=list)
+    created: str = field(default_factory=lambda: time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()))
+    schema: int = RECORD_SCHEMA
+    package_version: str = __version__
+
+    @property
+    def ok(self) -> bool:
+        return all(c.ok for c in self.chapters)
+
+    def to_json(self) -> str:
+        return json.dumps(asdict(self), indent=2, ensure_ascii=False) + "\n"
+
+
+def find_chapters(notebooks_dir: Path, names: Sequence[str] | None = None) -> list[Path]:
+    """The chapter notebooks (``NN_name.ipynb``) in order, or the ones ``names`` selects.
+
+    A name may be the file stem (``05_flops_and_mfu``), its number (``5`` or ``05``) or the file name.
+    """
+    available = sorted(p for p in notebooks_dir.glob("[0-9][0-9]_*.ipynb"))
+    if not available:
+        raise FileNotFoundError(f"no chapter notebooks (NN_name.ipynb) in {notebooks_dir}")
+    if not names:
+        return available
+    chosen = []
+    for name in names:
+        stem = Path(name).stem
+        matches = [p for p in available if p.stem == stem or (stem.isdigit() and p.stem[:2] == f"{int(stem):02d}")]
+        if not matches:
+            known = ", ".join(p.stem for p in available)
+            raise ValueError(f"chapters: no chapter matches {name!r}; known chapters: {known}")
+        chosen.extend(m for m in matches if m not in chosen)
+    return chosen
+
+
+def machine_info(device: str) -> dict[str, Any]:
+    """Where the run happened: device, CPU, library versions (no host names, no paths)."""
+    import torch
+
+    from .device import cpu_name, describe_device, get_device
+
+    dev = get_device(device)
+    info: dict[str, Any] = {
+        "device_type": dev.type,
+        "device": describe_device(dev),
+        "device_name": torch.cuda.get_device_name(dev) if dev.type == "cuda" else cpu_name(),
+        "cpu": cpu_name(),
+        "cpu_count": os.cpu_count(),
+        "torch_threads": torch.get_num_threads(),
+        "torch": torch.__version__,
+        "cuda": torch.version.cuda,
+        "python": platform.python_version(),
+        "platform": platform.platform(terse=True),
+    }
+    return info
+
+
+def strip_papermill_metadata(nb: nbformat.NotebookNode) -> nbformat.NotebookNode:
+    """Drop papermill's per-run metadata (timings, absolute paths) so committed notebooks stay stable."""
+    nb.metadata.pop("papermill", None)
+    for cell in nb.cells:
+        cell.metadata.pop("papermill", None)
+        cell.metadata.pop("execution", None)
+    return nb
+
+
+def _describe_failure(err: BaseException) -> str:
+    """One line naming the cell and the error (papermill's error carries both)."""
+    ename = getattr(err, "ename", type(err).__name__)
+    evalue = getattr(err, "evalue", str(err))
+    cell = getattr(err, "exec_count", None)
+    where = f"cell [{cell}]" if cell is not None else "a cell"
+    return f"{where} raised {ename}: {str(evalue).strip().splitlines()[0] if str(evalue).strip() else ''}"
+
+
+@contextmanager
+def _environment(**values: str | None):
+    """Set (or, with None, remove) environment variables for the kernels started inside."""
+    old = {k: os.environ.get(k) for k in values}
+    try:
+        for k, v in values.items():
+            if v is None:
+                os.environ.pop(k, None)
+            else:
+                os.environ[k] = v
+        yield
+    finally:
+        for k, v in old.items():
+            if v is None:
+                os.environ.pop(k, None)
+            else:
+                os.environ[k] = v
+
+
+def execute(
+    notebooks_dir: str | os.PathLike[str] = "notebooks",
+    *,
+    chapters: Sequence[str] | None = None,
+    device: str = "auto",
+    preset: str = "auto",
+    output: str | os.PathLike[str] | None = None,
+    in_place: bool = False,
+    progress: bool = True,
+    timeout: int = 1800,
+    log=print,
+) -> RunRecord:
+    """Run the chapters with papermill; return (and write) the run record. See the module docstring."""
+    import papermill
+    from tqdm.auto import tqdm
+
+    notebooks_dir = Path(notebooks_dir)
+    paths = find_chapters(notebooks_dir, chapters)
+    if device not in ("auto", "cpu", "cuda"):
+        raise ValueError(f"device must be 'auto', 'cpu' or 'cuda', got {device!r}")
+    if preset not in ("auto", "small", "medium", "large"):
+        raise ValueError(f"preset must be 'auto', 'small', 'medium' or 'large', got {preset!r}")
+    if in_place and output is not None:
+        raise ValueError("give either in_place=True or an output directory, not both")
+    if in_place and (device == "cuda" or preset not in ("auto", "small")):
+        raise ValueError(
+            "in_place refreshes the committed CPU reference (device 'auto'/'cpu', preset 'auto'/'small'); "
+            "write GPU runs to an output directory instead"
+        )
+    if not in_place and output is None:
+        raise ValueError("output: give a directory for the executed notebooks (or in_place=True)")
+
+    out_dir = notebooks_dir if in_place else Path(output)
+    out_dir.mkdir(parents=True, exist_ok=True)
+    # The committed reference is a CPU run: hide any GPU from its kernels instead of injecting parameters.
+    hide_gpu = in_place or device == "cpu"
+    parameters = {} if in_place else {"device": device, "preset": preset}
+    record = RunRecord(machine=machine_info("cpu" if hide_gpu else device), parameters={"device": device, "preset": preset})
+    log_path = out_dir / LOG_NAME
+    results_file = Path(tempfile.mkstemp(prefix="cs336-results-", suffix=".jsonl")[1])
+    overall = tqdm(paths, desc="chapters", unit="chapter", disable=not progress, file=sys.stderr)
+    try:
+        with log_path.open("w", encoding="utf-8") as log_file:
+            for path in overall:
+                overall.set_postfix_str(path.stem)
+                target = out_dir / path.name
+                scratch = target.with_name(f".{path.stem}.running.ipynb") if in_place else target
+                start = time.perf_counter()
+                error = None
+                env = {
+                    RESULTS_ENV: str(results_file),
+                    CHAPTER_ENV: path.stem,
+                    "CUDA_VISIBLE_DEVICES": "" if hide_gpu else os.environ.get("CUDA_VISIBLE_DEVICES"),
+                    "PYDEVD_DISABLE_FILE_VALIDATION": "1",
+                }
+                try:
+                    with _environment(**env):
+                        papermill.execute_notebook(
+                            str(path), str(scratch), parameters=parameters, kernel_name="python3",
+                            cwd=str(notebooks_dir), progress_bar=progress, execution_timeout=timeout,
+                        )
+                except Exception as err:  # a failing chapter is reported; the others still run
+                    error = _describe_failure(err)
+                seconds = time.perf_counter() - start
+                if scratch.exists():
+                    nb = strip_papermill_metadata(nbformat.read(scratch, as_version=4))
+                    if error is None or not in_place:
+                        nbformat.write(nb, target)
+                    if scratch != target:
+                        scratch.unlink()
+                run = ChapterRun(path.stem, round(seconds, 2), error is None, error)
+                record.chapters.append(run)
+                line = f"{path.stem}: {'ok' if run.ok else 'FAILED'} in {seconds:.1f} s" + (f" — {error}" if error else "")
+                log_file.write(line + "\n")
+                log_file.flush()
+                log(line)
+    finally:
+        overall.close()
+        record.measurements = read_published(results_file)
+        results_file.unlink(missing_ok=True)
+    (out_dir / RECORD_NAME).write_text(record.to_json(), encoding="utf-8")
+    return record

@@ -1,0 +1,106 @@
+"""The lecture's toy model: a bias-free :class:`Linear` layer and the :class:`Cruncher` stack of them.
+
+``Cruncher(dim, num_layers)`` is ``num_layers`` square ``Linear(dim, dim)`` layers followed by a
+``Linear(dim, 1)`` head, so it has ``num_layers * dim**2 + dim`` parameters (8256 for ``dim=64``,
+two layers). There are no biases and no non-linearities: the model is a product of matrices, which
+keeps every count of bytes and FLOPs in the chapters a one-line formula.
+"""
+
+from __future__ import annotations
+
+import math
+
+import torch
+from torch import nn
+
+
+def _check_size(name: str, value: object, *, minimum: int) -> int:
+    """``value`` as an int >= ``minimum``, else a ``TypeError`` / ``ValueError`` naming ``name``."""
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise TypeError(f"{name} must be an int, got {type(value).__name__} {value!r}")
+    if value < minimum:
+        what = "a positive int" if minimum == 1 else f"an int >= {minimum}"
+        raise ValueError(f"{name} must be {what}, got {value}")
+    return value
+
+
+class Linear(nn.Module):
+    """``y = x @ weight`` with ``weight`` of shape ``(input_dim, output_dim)`` and no bias.
+
+    The weight starts as ``randn(input_dim, output_dim) / sqrt(input_dim)`` so each output has
+    roughly unit variance when the inputs do (the lecture's "Xavier-like" scaling). It is drawn from
+    torch's global generator on the CPU, then moved: the same seed gives the same weights on any
+    device.
+    """
+
+    def __init__(
+        self,
+        input_dim: int,
+        output_dim: int,
+        *,
+        device: str | torch.device | None = None,
+        dtype: torch.dtype | None = None,
+    ) -> None:
+        super().__init__()
+        self.input_dim = _check_size("input_dim", input_dim, minimum=1)
+        self.output_dim = _check_size("output_dim", output_dim, minimum=1)
+        weight = torch.randn(input_dim, output_dim) / math.sqrt(input_dim)
+        self.weight = nn.Parameter(weight.to(device=device, dtype=dtype))
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        """``x @ weight``: ``(..., input_dim)`` -> ``(..., output_dim)``."""
+        if x.shape[-1:] != (self.input_dim,):
+            raise ValueError(
+                f"x must have last dimension input_dim={self.input_dim}, got shape {tuple(x.shape)}"
+            )
+        return x @ self.weight
+
+    def extra_repr(self) -> str:
+        return f"input_dim={self.input_dim}, output_dim={self.output_dim}"
+
+
+class Cruncher(nn.Module):
+    """``num_layers`` square ``Linear(dim, dim)`` layers, then the head ``final = Linear(dim, 1)``.
+
+    Maps ``(B, dim)`` to ``(B,)``. ``num_layers=0`` is allowed: the model is then the head alone, a
+    linear regression.
+    """
+
+    def __init__(
+        self,
+        dim: int,
+        num_layers: int,
+        *,
+        device: str | torch.device | None = None,
+        dtype: torch.dtype | None = None,
+    ) -> None:
+        super().__init__()
+        self.dim = _check_size("dim", dim, minimum=1)
+        self.num_layers = _check_size("num_layers", num_layers, minimum=0)
+        self.layers = nn.ModuleList([Linear(dim, dim, device=device, dtype=dtype) for _ in range(num_layers)])
+        self.final = Linear(dim, 1, device=device, dtype=dtype)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        """``(B, dim)`` -> ``(B,)``: the layers in order, the head, then the trailing 1 squeezed away."""
+        if x.dim() != 2 or x.shape[1] != self.dim:
+            raise ValueError(f"x must have shape (batch, dim={self.dim}), got {tuple(x.shape)}")
+        for layer in self.layers:
+            x = layer(x)
+        return self.final(x).squeeze(-1)
+
+    def extra_repr(self) -> str:
+        return f"dim={self.dim}, num_layers={self.num_layers}"
+
+
+def cruncher_num_parameters(dim: int, num_layers: int) -> int:
+    """Parameters (a count, not bytes) of ``Cruncher(dim, num_layers)``: ``num_layers * dim**2 + dim``."""
+    _check_size("dim", dim, minimum=1)
+    _check_size("num_layers", num_layers, minimum=0)
+    return num_layers * dim * dim + dim
+
+
+def num_parameters(model: nn.Module, *, trainable_only: bool = False) -> int:
+    """Number of parameter values (elements, not bytes) in ``model``; shared parameters count once."""
+    if not isinstance(model, nn.Module):
+        raise TypeError(f"model must be a torch.nn.Module, got {type(model).__name__}")
+    return sum(p.numel() for p in model.parameters() if p.requires_grad or not trainable_only)

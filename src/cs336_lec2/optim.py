@@ -1,0 +1,280 @@
+"""Teaching optimizers: SGD -> momentum -> AdaGrad -> RMSProp -> Adam -> AdamW, each adding one idea.
+
+Every class subclasses :class:`torch.optim.Optimizer` and only writes ``update``: what one step does
+to one parameter ``p`` given its gradient ``g``. The shared :meth:`TeachingOptimizer.step` loops
+over the parameters (skipping those without a gradient) under ``torch.no_grad()``. With the same
+hyper-parameters each one matches its ``torch.optim`` counterpart step for step (the tests prove it).
+
+State kept per parameter (``optimizer.state[p]``; every tensor has ``p``'s shape and dtype):
+
+=============  ===================================  =========================================
+class          tensors                              other entries
+=============  ===================================  =========================================
+``SGD``        none                                 none
+``Momentum``   ``momentum_buffer``                  none
+``AdaGrad``    ``g2`` (running sum of ``g**2``)     none
+``RMSProp``    ``square_avg``                       none
+``Adam``       ``exp_avg``, ``exp_avg_sq``          ``step`` (a Python int: no tensor bytes)
+``AdamW``      ``exp_avg``, ``exp_avg_sq``          ``step`` (a Python int: no tensor bytes)
+=============  ===================================  =========================================
+
+The state appears on the first step that sees a gradient; :func:`optimizer_state_bytes` sums it.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Iterable
+from typing import Any
+
+import torch
+
+Params = Iterable[torch.Tensor] | Iterable[dict[str, Any]]
+State = dict[str, Any]  # optimizer.state[p]
+Group = dict[str, Any]  # one of optimizer.param_groups
+Tensor = torch.Tensor
+
+
+def _number(
+    name: str,
+    value: object,
+    low: float,
+    high: float = math.inf,
+    *,
+    open_low: bool = False,
+    open_high: bool = False,
+) -> None:
+    """Raise unless ``value`` is a number between ``low`` and ``high`` (ends closed unless ``open_*``)."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise TypeError(f"{name} must be a number, got {type(value).__name__} {value!r}")
+    too_low = value <= low if open_low else value < low
+    too_high = value >= high if open_high else value > high
+    if math.isnan(value) or too_low or too_high:
+        interval = f"{'(' if open_low else '['}{low}, {high}{')' if open_high else ']'}"
+        raise ValueError(f"{name} must be in {interval}, got {value}")
+
+
+def _check_group(group: Group) -> None:
+    """Validate the hyper-parameters a param group carries (defaults and per-group overrides alike)."""
+    _number("lr", group["lr"], 0.0)
+    if "weight_decay" in group:
+        _number("weight_decay", group["weight_decay"], 0.0)
+    if "momentum" in group:
+        _number("momentum", group["momentum"], 0.0, 1.0, open_high=True)
+    if "alpha" in group:
+        _number("alpha", group["alpha"], 0.0, 1.0)
+    if "eps" in group:
+        _number("eps", group["eps"], 0.0, open_low=True)
+    if "betas" in group:
+        betas = group["betas"]
+        if not isinstance(betas, (tuple, list)) or len(betas) != 2:
+            raise TypeError(f"betas must be a pair (beta1, beta2), got {betas!r}")
+        for i, beta in enumerate(betas):
+            _number(f"betas[{i}]", beta, 0.0, 1.0, open_high=True)
+
+
+class TeachingOptimizer(torch.optim.Optimizer):
+    """Base class: :meth:`step` calls :meth:`update` for every parameter that has a gradient."""
+
+    def add_param_group(self, param_group: Group) -> None:
+        """Add a group of parameters (``torch.optim`` API), validating its hyper-parameters."""
+        super().add_param_group(param_group)
+        _check_group(self.param_groups[-1])
+
+    @torch.no_grad()
+    def step(self, closure: Callable[[], float] | None = None) -> float | None:  # type: ignore[override]
+        """Update every parameter that has a gradient; returns ``closure()``'s loss if one is given."""
+        loss = None
+        if closure is not None:
+            with torch.enable_grad():
+                loss = closure()
+        for group in self.param_groups:
+            for p in group["params"]:
+                if p.grad is None:
+                    continue
+                if p.grad.is_sparse:
+                    raise TypeError(f"{type(self).__name__} does not support sparse gradients")
+                self.update(p, p.grad, self.state[p], group)
+        return loss
+
+    def update(self, p: Tensor, g: Tensor, state: State, group: Group) -> None:
+        """Change ``p`` in place given its gradient ``g``, its ``state`` and its group's hyper-parameters."""
+        raise NotImplementedError
+
+
+class SGD(TeachingOptimizer):
+    """Stochastic gradient descent: ``p -= lr * g``. Matches ``torch.optim.SGD(momentum=0)``."""
+
+    def __init__(self, params: Params, lr: float = 0.01, weight_decay: float = 0.0) -> None:
+        super().__init__(params, {"lr": lr, "weight_decay": weight_decay})
+
+    def update(self, p: Tensor, g: Tensor, state: State, group: Group) -> None:
+        if group["weight_decay"]:
+            g = g + group["weight_decay"] * p  # L2 penalty folded into the gradient
+        p.sub_(group["lr"] * g)
+
+
+class Momentum(TeachingOptimizer):
+    """SGD with momentum (torch's convention): ``buf = momentum * buf + g; p -= lr * buf``.
+
+    Matches ``torch.optim.SGD(momentum=momentum)`` (no dampening, no Nesterov).
+    """
+
+    def __init__(
+        self, params: Params, lr: float = 0.01, momentum: float = 0.9, weight_decay: float = 0.0
+    ) -> None:
+        super().__init__(params, {"lr": lr, "momentum": momentum, "weight_decay": weight_decay})
+
+    def update(self, p: Tensor, g: Tensor, state: State, group: Group) -> None:
+        if group["weight_decay"]:
+            g = g + group["weight_decay"] * p
+        if "momentum_buffer" not in state:
+            state["momentum_buffer"] = torch.zeros_like(p)
+        buf = state["momentum_buffer"]
+        buf.mul_(group["momentum"]).add_(g)  # a running, decaying sum of past gradients
+        p.sub_(group["lr"] * buf)
+
+
+class AdaGrad(TeachingOptimizer):
+    """The lecture's AdaGrad: ``g2 += g**2; p -= lr * g / sqrt(g2 + eps)`` with ``eps = 1e-5``.
+
+    ``torch.optim.Adagrad`` puts ``eps`` outside the square root: ``p -= lr * g / (sqrt(g2) + eps)``.
+    Pass ``eps_inside_sqrt=False`` (and torch's ``eps``, 1e-10 by default) to match it exactly.
+    """
+
+    def __init__(
+        self,
+        params: Params,
+        lr: float = 0.01,
+        eps: float = 1e-5,
+        weight_decay: float = 0.0,
+        *,
+        eps_inside_sqrt: bool = True,
+    ) -> None:
+        if not isinstance(eps_inside_sqrt, bool):
+            raise TypeError(f"eps_inside_sqrt must be a bool, got {eps_inside_sqrt!r}")
+        defaults = {"lr": lr, "eps": eps, "weight_decay": weight_decay, "eps_inside_sqrt": eps_inside_sqrt}
+        super().__init__(params, defaults)
+
+    def update(self, p: Tensor, g: Tensor, state: State, group: Group) -> None:
+        if group["weight_decay"]:
+            g = g + group["weight_decay"] * p
+        if "g2" not in state:
+            state["g2"] = torch.zeros_like(p)
+        g2 = state["g2"]
+        g2.add_(g * g)  # sum of squared gradients so far: only ever grows
+        if group["eps_inside_sqrt"]:
+            p.sub_(group["lr"] * g / torch.sqrt(g2 + group["eps"]))
+        else:
+            p.sub_(group["lr"] * g / (torch.sqrt(g2) + group["eps"]))
+
+
+class RMSProp(TeachingOptimizer):
+    """AdaGrad that forgets: ``v = alpha * v + (1 - alpha) * g**2; p -= lr * g / (sqrt(v) + eps)``.
+
+    Matches ``torch.optim.RMSprop`` (no momentum, not centered).
+    """
+
+    def __init__(
+        self,
+        params: Params,
+        lr: float = 0.01,
+        alpha: float = 0.99,
+        eps: float = 1e-8,
+        weight_decay: float = 0.0,
+    ) -> None:
+        super().__init__(params, {"lr": lr, "alpha": alpha, "eps": eps, "weight_decay": weight_decay})
+
+    def update(self, p: Tensor, g: Tensor, state: State, group: Group) -> None:
+        if group["weight_decay"]:
+            g = g + group["weight_decay"] * p
+        if "square_avg" not in state:
+            state["square_avg"] = torch.zeros_like(p)
+        v = state["square_avg"]
+        v.mul_(group["alpha"]).addcmul_(g, g, value=1 - group["alpha"])
+        p.addcdiv_(g, v.sqrt() + group["eps"], value=-group["lr"])  # p -= lr * g / (sqrt(v) + eps)
+
+
+class Adam(TeachingOptimizer):
+    """Momentum + RMSProp + bias correction. Matches ``torch.optim.Adam``.
+
+    ``m = b1*m + (1-b1)*g``, ``v = b2*v + (1-b2)*g**2``, ``p -= lr * m_hat / (sqrt(v_hat) + eps)``
+    where ``m_hat = m / (1 - b1**t)`` and ``v_hat = v / (1 - b2**t)`` undo the pull towards the
+    zero initial state. ``weight_decay`` here is an L2 penalty added to ``g`` (torch's Adam does the
+    same); :class:`AdamW` decouples it.
+    """
+
+    decoupled_weight_decay = False
+
+    def __init__(
+        self,
+        params: Params,
+        lr: float = 1e-3,
+        betas: tuple[float, float] = (0.9, 0.999),
+        eps: float = 1e-8,
+        weight_decay: float = 0.0,
+    ) -> None:
+        super().__init__(params, {"lr": lr, "betas": betas, "eps": eps, "weight_decay": weight_decay})
+
+    def update(self, p: Tensor, g: Tensor, state: State, group: Group) -> None:
+        lr, (beta1, beta2), wd = group["lr"], group["betas"], group["weight_decay"]
+        if wd and self.decoupled_weight_decay:
+            p.mul_(1 - lr * wd)  # AdamW: shrink the weights directly, outside the adaptive scaling
+        elif wd:
+            g = g + wd * p
+        if not state:
+            state.update(step=0, exp_avg=torch.zeros_like(p), exp_avg_sq=torch.zeros_like(p))
+        state["step"] += 1
+        t, m, v = state["step"], state["exp_avg"], state["exp_avg_sq"]
+        m.lerp_(g, 1 - beta1)  # m = beta1 * m + (1 - beta1) * g
+        v.mul_(beta2).addcmul_(g, g, value=1 - beta2)
+        denom = v.sqrt() / math.sqrt(1 - beta2**t) + group["eps"]
+        p.addcdiv_(m, denom, value=-lr / (1 - beta1**t))
+
+
+class AdamW(Adam):
+    """Adam with decoupled weight decay (``p *= 1 - lr * weight_decay`` before the Adam step).
+
+    Matches ``torch.optim.AdamW``, whose default ``weight_decay`` is 0.01.
+    """
+
+    decoupled_weight_decay = True
+
+    def __init__(
+        self,
+        params: Params,
+        lr: float = 1e-3,
+        betas: tuple[float, float] = (0.9, 0.999),
+        eps: float = 1e-8,
+        weight_decay: float = 1e-2,
+    ) -> None:
+        super().__init__(params, lr=lr, betas=betas, eps=eps, weight_decay=weight_decay)
+
+
+OPTIMIZERS: dict[str, type[TeachingOptimizer]] = {
+    "sgd": SGD,
+    "momentum": Momentum,
+    "adagrad": AdaGrad,
+    "rmsprop": RMSProp,
+    "adam": Adam,
+    "adamw": AdamW,
+}
+
+
+def make_optimizer(name: str, params: Params, **hyper: Any) -> TeachingOptimizer:
+    """Build the optimizer called ``name`` (a key of :data:`OPTIMIZERS`) over ``params``."""
+    if not isinstance(name, str) or name.lower() not in OPTIMIZERS:
+        raise ValueError(f"optimizer must be one of {sorted(OPTIMIZERS)}, got {name!r}")
+    return OPTIMIZERS[name.lower()](params, **hyper)
+
+
+def optimizer_state_bytes(optimizer: torch.optim.Optimizer) -> int:
+    """Bytes held by the tensors in ``optimizer.state`` (non-tensor entries such as a step count are 0)."""
+    if not isinstance(optimizer, torch.optim.Optimizer):
+        raise TypeError(f"optimizer must be a torch.optim.Optimizer, got {type(optimizer).__name__}")
+    return sum(
+        value.numel() * value.element_size()
+        for state in optimizer.state.values()
+        for value in state.values()
+        if isinstance(value, torch.Tensor)
+    )

@@ -1,0 +1,43 @@
+"""A tiny Sphinx extension for the two editions of the book: a link on every page to the same page
+in the other language.
+
+The HTML lives at ``html/<lang>/<pagename>.html`` for both editions, so the other edition's copy of a
+page is reached by climbing out of this edition and descending into the other one.
+"""
+
+from __future__ import annotations
+
+from html import escape
+from typing import Any
+
+
+def other_edition_url(pagename: str, other_language: str) -> str:
+    """Relative URL from ``<lang>/<pagename>.html`` to ``<other_language>/<pagename>.html``."""
+    if not pagename or pagename.startswith("/") or ".." in pagename.split("/"):
+        raise ValueError(f"pagename must be a relative Sphinx page name, got {pagename!r}")
+    if not other_language or "/" in other_language:
+        raise ValueError(f"other_language must be an edition code such as 'zh', got {other_language!r}")
+    up = "../" * (pagename.count("/") + 1)
+    return f"{up}{other_language}/{pagename}.html"
+
+
+def _add_switch(app: Any, pagename: str, templatename: str, context: dict, doctree: Any) -> None:
+    other = app.config.cs336_other_language
+    if not other or "body" not in context:
+        return
+    url = escape(other_edition_url(pagename, other), quote=True)
+    label = escape(app.config.cs336_other_label)
+    hreflang = escape(app.config.cs336_other_hreflang or other, quote=True)
+    link = (
+        f'<p class="cs336-lang-switch"><a class="cs336-lang-switch-link" href="{url}" '
+        f'hreflang="{hreflang}" lang="{hreflang}">{label}</a></p>\n'
+    )
+    context["body"] = link + context["body"]
+
+
+def setup(app: Any) -> dict[str, Any]:
+    app.add_config_value("cs336_other_language", "", "html")
+    app.add_config_value("cs336_other_label", "", "html")
+    app.add_config_value("cs336_other_hreflang", "", "html")
+    app.connect("html-page-context", _add_switch)
+    return {"parallel_read_safe": True, "parallel_write_safe": True, "version": "1"}

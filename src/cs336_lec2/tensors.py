@@ -1,0 +1,170 @@
+"""Storage, strides and offsets: where a tensor's elements sit in memory, and how many bytes they take.
+
+A strided PyTorch tensor is a window onto a flat block of memory, its *storage*. Three numbers per
+tensor say which storage elements it shows: its ``shape``, its ``stride`` (how many storage elements
+to step over to move one position along each dimension) and its ``storage_offset`` (where element
+``(0, 0, ...)`` sits). Element ``index`` lives at storage element
+
+    storage_offset + sum(index[i] * stride[i] for i in range(x.dim()))
+
+Views (slices, transposes, ``view``, ``expand``) share the storage and differ only in these
+numbers; copies get a storage of their own. Every function here works on any device, including
+``"meta"`` tensors, which have shapes and strides but no memory.
+
+Offsets are counted in **elements of the tensor's dtype**; sizes are in **bytes**.
+"""
+
+from __future__ import annotations
+
+import operator
+from collections.abc import Sequence
+
+import torch
+
+# The CUDA caching allocator hands out blocks in multiples of this many bytes (kMinBlockSize in
+# c10/cuda/CUDACachingAllocator.cpp), so torch.cuda.memory_allocated() counts a 4-byte tensor as 512.
+CUDA_BLOCK_BYTES = 512
+
+
+def _check_strided(x: object, name: str = "x") -> torch.Tensor:
+    """Return ``x`` if it is a strided tensor, else raise naming ``name`` and what was expected."""
+    if not isinstance(x, torch.Tensor):
+        raise TypeError(f"{name} must be a torch.Tensor, got {type(x).__name__}")
+    if x.layout != torch.strided:
+        raise ValueError(f"{name} must be a strided (dense) tensor, got layout {x.layout}")
+    if x.is_quantized:  # sub-byte quantized dtypes (quint4x2) pack several elements per byte
+        raise ValueError(f"{name} must not be a quantized tensor (dtype {x.dtype} is not supported)")
+    return x
+
+
+def _check_shape(shape: object, name: str = "shape") -> tuple[int, ...]:
+    """``shape`` as a tuple of non-negative ints (a ``torch.Size``, tuple or list)."""
+    if not isinstance(shape, (tuple, list)):
+        raise TypeError(f"{name} must be a tuple of non-negative ints, got {type(shape).__name__}")
+    for i, size in enumerate(shape):
+        if isinstance(size, bool) or not isinstance(size, int) or size < 0:
+            raise ValueError(f"{name}[{i}] must be a non-negative int, got {size!r}")
+    return tuple(shape)
+
+
+def memory_bytes(x: torch.Tensor) -> int:
+    """Bytes the tensor's elements take: ``x.numel() * x.element_size()``.
+
+    This is the size of the elements themselves, not of the storage behind them
+    (see :func:`storage_bytes`): a slice of a big tensor has a small ``memory_bytes`` but shares
+    the big storage, and an ``expand``-ed tensor reports more bytes than its storage holds, since
+    its stride-0 dimensions show the same memory again and again.
+    """
+    x = _check_strided(x)
+    return x.numel() * x.element_size()
+
+
+def storage_bytes(x: torch.Tensor) -> int:
+    """Bytes of the whole storage behind ``x``, which every view of it shares."""
+    return _check_strided(x).untyped_storage().nbytes()
+
+
+def same_storage(a: torch.Tensor, b: torch.Tensor) -> bool:
+    """Whether ``a`` and ``b`` are backed by the same storage (one is a view of the other, or both
+    are views of a third tensor), judged by the storage's data pointer and device.
+
+    A storage of zero bytes holds no memory to share, so two tensors with empty storages (and
+    ``"meta"`` tensors, which have no memory at all) are never reported as sharing.
+    """
+    a = _check_strided(a, "a")
+    b = _check_strided(b, "b")
+    sa, sb = a.untyped_storage(), b.untyped_storage()
+    if sa.nbytes() == 0 or sb.nbytes() == 0 or a.device.type == "meta" or b.device.type == "meta":
+        return False
+    return a.device == b.device and sa.data_ptr() == sb.data_ptr()
+
+
+def contiguous_strides(shape: Sequence[int]) -> tuple[int, ...]:
+    """The strides (in elements) of a contiguous, row-major tensor of ``shape``.
+
+    The last dimension has stride 1 and each earlier one steps over all the elements of the
+    dimensions after it; sizes of 0 count as 1, exactly as ``torch.empty(shape).stride()``.
+    """
+    shape = _check_shape(shape)
+    strides = []
+    step = 1
+    for size in reversed(shape):
+        strides.append(step)
+        step *= max(size, 1)
+    return tuple(reversed(strides))
+
+
+def element_offset(x: torch.Tensor, index: Sequence[int]) -> int:
+    """The storage position (in elements of ``x.dtype``) of ``x[index]``.
+
+    ``index`` has one int per dimension (``()`` for a 0-dim tensor); negative entries count from
+    the end as in Python. Returns ``x.storage_offset() + sum(index[i] * x.stride(i))``.
+    Raises ``TypeError`` for a non-int entry, ``ValueError`` for the wrong number of entries and
+    ``IndexError`` (as ``x[index]`` would) for an entry out of range.
+    """
+    x = _check_strided(x)
+    if not isinstance(index, (tuple, list)):
+        raise TypeError(f"index must be a tuple of ints, one per dimension, got {type(index).__name__}")
+    if len(index) != x.dim():
+        raise ValueError(
+            f"index must have one entry per dimension of x (x.dim()={x.dim()}), got {len(index)}: {index!r}"
+        )
+    offset = x.storage_offset()
+    for dim, (entry, size, stride) in enumerate(zip(index, x.shape, x.stride(), strict=True)):
+        if isinstance(entry, bool):
+            raise TypeError(f"index[{dim}] must be an int, got bool {entry!r}")
+        try:
+            i = operator.index(entry)
+        except TypeError:
+            raise TypeError(f"index[{dim}] must be an int, got {type(entry).__name__}") from None
+        if not -size <= i < size:
+            raise IndexError(f"index[{dim}]={i} is out of range for dimension {dim} of size {size}")
+        offset += (i % size) * stride
+    return offset
+
+
+def element_offsets(x: torch.Tensor) -> torch.Tensor:
+    """An int64 CPU tensor of ``x.shape`` whose entry at each index is :func:`element_offset` of it.
+
+    Reading the storage at these positions gives back ``x``: ``storage_view(x)[element_offsets(x)]``
+    equals ``x`` element for element.
+    """
+    x = _check_strided(x)
+    offsets = torch.full(x.shape, x.storage_offset(), dtype=torch.int64)
+    for dim, (size, stride) in enumerate(zip(x.shape, x.stride(), strict=True)):
+        along = torch.arange(size, dtype=torch.int64) * stride
+        offsets = offsets + along.reshape([size if d == dim else 1 for d in range(x.dim())])
+    return offsets
+
+
+def storage_view(x: torch.Tensor) -> torch.Tensor:
+    """The whole storage behind ``x`` as a 1-D tensor of ``x.dtype`` (a view: it shares memory with x).
+
+    Its element ``element_offset(x, index)`` is ``x[index]``; it also shows the storage elements
+    that ``x`` skips (those of other views, or the columns a slice leaves out).
+    """
+    x = _check_strided(x)
+    length = storage_bytes(x) // x.element_size()
+    return x.detach().as_strided((length,), (1,), 0)
+
+
+def describe_layout(x: torch.Tensor) -> str:
+    """One line with the layout of ``x``: shape, stride, storage offset, contiguity and dtype."""
+    x = _check_strided(x)
+    dtype = str(x.dtype).removeprefix("torch.")
+    return (
+        f"shape={tuple(x.shape)}, stride={x.stride()}, offset={x.storage_offset()}, "
+        f"contiguous={x.is_contiguous()}, dtype={dtype}"
+    )
+
+
+def cuda_block_bytes(nbytes: int) -> int:
+    """Bytes ``torch.cuda.memory_allocated()`` charges for one tensor of ``nbytes`` bytes.
+
+    The CUDA caching allocator rounds each request up to a multiple of :data:`CUDA_BLOCK_BYTES`
+    (512); an empty tensor allocates nothing. This is a lower bound for requests over 1 MiB, where
+    the allocator may hand out a whole cached block that it does not split (up to 1 MiB more).
+    """
+    if isinstance(nbytes, bool) or not isinstance(nbytes, int) or nbytes < 0:
+        raise ValueError(f"nbytes must be a non-negative int, got {nbytes!r}")
+    return -(-nbytes // CUDA_BLOCK_BYTES) * CUDA_BLOCK_BYTES

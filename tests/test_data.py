@@ -1,0 +1,191 @@
+"""Token files on disk, lazy memory maps and (x, y) next-token batches."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+import torch
+from hypothesis import given
+from hypothesis import strategies as st
+
+from cs336_lec2.data import get_batch, open_tokens, write_tokens
+
+
+@pytest.fixture
+def token_file(tmp_path: Path) -> tuple[Path, np.ndarray]:
+    tokens = np.random.default_rng(0).integers(0, 50_257, size=10_000)  # GPT-2's vocabulary size
+    path = tmp_path / "tokens.bin"
+    assert write_tokens(path, tokens) == 20_000  # 2 bytes a token in uint16
+    return path, tokens
+
+
+def test_round_trip_is_raw_lazy_and_read_only(token_file: tuple[Path, np.ndarray]) -> None:
+    path, tokens = token_file
+    assert path.stat().st_size == 2 * len(tokens)  # raw: no header
+    data = open_tokens(path)
+    assert isinstance(data, np.memmap) and data.dtype == np.uint16 and data.shape == (10_000,)
+    np.testing.assert_array_equal(data, tokens)
+    with pytest.raises(ValueError, match="read-only"):
+        data[0] = 1
+
+
+@pytest.mark.parametrize("dtype", [np.uint8, np.int16, np.uint32, np.int64])
+def test_other_dtypes(tmp_path: Path, dtype: Any) -> None:
+    tokens = np.arange(100) % 128
+    path = tmp_path / "t.bin"
+    assert write_tokens(path, tokens, dtype=dtype) == 100 * np.dtype(dtype).itemsize
+    np.testing.assert_array_equal(open_tokens(path, dtype=dtype), tokens)
+
+
+def test_real_npy_files_open_through_np_load(tmp_path: Path) -> None:
+    path = tmp_path / "tokens.npy"
+    np.save(path, np.arange(50, dtype=np.uint16))
+    data = open_tokens(path)
+    assert isinstance(data, np.memmap)
+    np.testing.assert_array_equal(data, np.arange(50))
+    with pytest.raises(ValueError, match=r"holds shape \(50,\) uint16, expected 1-D int32"):
+        open_tokens(path, dtype=np.int32)
+
+
+def test_npy_trap(tmp_path: Path) -> None:
+    # What write_tokens refuses to do: raw bytes under a .npy name, which np.load cannot read.
+    with pytest.raises(ValueError, match=r"must not end in \.npy.*np\.load would expect a \.npy header"):
+        write_tokens(tmp_path / "tokens.npy", [1, 2, 3])
+    raw = tmp_path / "raw.npy"
+    np.arange(10, dtype=np.uint16).tofile(raw)
+    with pytest.raises(ValueError):
+        np.load(raw)
+    with pytest.raises(ValueError, match="named .npy but has no .npy header.*rename it to .bin"):
+        open_tokens(raw)
+
+
+@pytest.mark.parametrize(
+    ("tokens", "dtype", "error", "match"),
+    [
+        ([[1, 2], [3, 4]], np.uint16, ValueError, r"tokens must be 1-D, got shape \(2, 2\)"),
+        ([1.5, 2.0], np.uint16, TypeError, "tokens must be integers, got dtype float64"),
+        (
+            [0, 70_000],
+            np.uint16,
+            ValueError,
+            r"tokens range over \[0, 70000\], which dtype uint16 cannot hold",
+        ),
+        ([-1, 3], np.uint16, ValueError, "which dtype uint16 cannot hold"),
+        ([1, 2], np.float32, TypeError, "dtype must be a numpy integer dtype"),
+        ([1, 2], "not-a-dtype", TypeError, "dtype must be a numpy integer dtype"),
+    ],
+)
+def test_write_tokens_rejects(
+    tmp_path: Path, tokens: Any, dtype: Any, error: type[Exception], match: str
+) -> None:
+    with pytest.raises(error, match=match):
+        write_tokens(tmp_path / "t.bin", tokens, dtype=dtype)
+
+
+def test_open_tokens_rejects(tmp_path: Path) -> None:
+    with pytest.raises(FileNotFoundError, match="no token file named 'missing.bin'"):
+        open_tokens(tmp_path / "missing.bin")
+    (tmp_path / "empty.bin").write_bytes(b"")
+    with pytest.raises(ValueError, match="empty.bin is empty"):
+        open_tokens(tmp_path / "empty.bin")
+    (tmp_path / "odd.bin").write_bytes(b"\x00" * 7)
+    with pytest.raises(ValueError, match="has 7 bytes, not a multiple of 2"):
+        open_tokens(tmp_path / "odd.bin")
+    with pytest.raises(TypeError, match="dtype must be a numpy integer dtype"):
+        open_tokens(tmp_path / "odd.bin", dtype=np.float16)
+
+
+def test_batch_shapes_dtype_and_shift(token_file: tuple[Path, np.ndarray]) -> None:
+    path, tokens = token_file
+    x, y = get_batch(open_tokens(path), batch_size=8, sequence_length=32, device="cpu")
+    assert x.shape == y.shape == (8, 32)
+    assert x.dtype == y.dtype == torch.int64 and x.device.type == "cpu"
+    assert x.is_contiguous() and y.is_contiguous()
+    assert torch.equal(y[:, :-1], x[:, 1:])
+
+
+@given(
+    length=st.integers(2, 300),
+    batch_size=st.integers(1, 16),
+    sequence_length=st.integers(1, 64),
+    seed=st.integers(0, 2**31),
+)
+def test_windows_are_real_slices(length: int, batch_size: int, sequence_length: int, seed: int) -> None:
+    sequence_length = min(sequence_length, length - 1)
+    data = np.random.default_rng(seed).permutation(length).astype(np.int32)  # distinct ids: starts are unique
+    gen = torch.Generator().manual_seed(seed)
+    x, y = get_batch(data, batch_size, sequence_length, "cpu", generator=gen)
+    for row_x, row_y in zip(x.numpy(), y.numpy(), strict=True):
+        start = int(np.flatnonzero(data == row_x[0])[0])
+        assert start + sequence_length + 1 <= length
+        np.testing.assert_array_equal(row_x, data[start : start + sequence_length])
+        np.testing.assert_array_equal(row_y, data[start + 1 : start + sequence_length + 1])
+
+
+def test_every_start_is_reachable() -> None:
+    data = np.arange(6, dtype=np.uint16)  # sequence_length 2: starts 0, 1, 2, 3
+    x, _ = get_batch(data, 400, 2, "cpu", generator=torch.Generator().manual_seed(0))
+    assert set(x[:, 0].tolist()) == {0, 1, 2, 3}
+    x, y = get_batch(data, 3, 5, "cpu")  # the window is the whole array: one possible start
+    assert x.tolist() == [[0, 1, 2, 3, 4]] * 3 and y.tolist() == [[1, 2, 3, 4, 5]] * 3
+
+
+def test_generator_reproducibility(token_file: tuple[Path, np.ndarray]) -> None:
+    data = open_tokens(token_file[0])
+    a = get_batch(data, 4, 16, "cpu", generator=torch.Generator().manual_seed(1))
+    b = get_batch(data, 4, 16, "cpu", generator=torch.Generator().manual_seed(1))
+    c = get_batch(data, 4, 16, "cpu", generator=torch.Generator().manual_seed(2))
+    assert torch.equal(a[0], b[0]) and torch.equal(a[1], b[1])
+    assert not torch.equal(a[0], c[0])
+    torch.manual_seed(5)
+    d = get_batch(data, 4, 16, "cpu")  # no generator: torch's global one
+    torch.manual_seed(5)
+    assert torch.equal(d[0], get_batch(data, 4, 16, "cpu")[0])
+
+
+def test_cuda_path_pins_and_copies_non_blocking(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Without a GPU, record what get_batch asks of the tensor: pin first, then a non-blocking copy."""
+    calls: list[tuple[str, Any]] = []
+
+    def fake_pin_memory(self: torch.Tensor) -> torch.Tensor:
+        calls.append(("pin_memory", tuple(self.shape)))
+        return self
+
+    def fake_to(self: torch.Tensor, device: Any, non_blocking: bool = False) -> torch.Tensor:
+        calls.append(("to", (torch.device(device), non_blocking)))
+        return self
+
+    monkeypatch.setattr(torch.Tensor, "pin_memory", fake_pin_memory)
+    monkeypatch.setattr(torch.Tensor, "to", fake_to)
+    x, y = get_batch(np.arange(100, dtype=np.uint16), 4, 8, "cuda:0")
+    assert calls == [("pin_memory", (4, 9)), ("to", (torch.device("cuda:0"), True))]
+    assert torch.equal(y[:, :-1], x[:, 1:])
+
+
+@pytest.mark.skipif(not torch.cuda.is_available(), reason="needs a CUDA device")
+def test_cuda_batches_land_on_the_gpu() -> None:
+    x, y = get_batch(np.arange(100, dtype=np.uint16), 4, 8, "cuda")
+    assert x.device.type == y.device.type == "cuda"
+    assert torch.equal(y[:, :-1], x[:, 1:])
+
+
+@pytest.mark.parametrize(
+    ("data", "kwargs", "error", "match"),
+    [
+        ([1, 2, 3], {}, TypeError, "data must be a numpy array .*got list"),
+        (np.zeros((4, 4), np.uint16), {}, ValueError, r"data must be 1-D .*got shape \(4, 4\)"),
+        (np.zeros(10, np.float32), {}, TypeError, "data must hold integer token ids, got dtype float32"),
+        (np.zeros(8, np.uint16), {}, ValueError, r"sequence_length=8 needs windows of 9 tokens .*only 8"),
+        (np.zeros(99, np.uint16), {"batch_size": 0}, ValueError, "batch_size must be a positive int, got 0"),
+        (np.zeros(99, np.uint16), {"batch_size": 2.0}, TypeError, "batch_size must be an int, got float"),
+        (np.zeros(99, np.uint16), {"sequence_length": -3}, ValueError, "sequence_length must be a positive"),
+        (np.zeros(99, np.uint16), {"generator": 3}, TypeError, "generator must be a torch.Generator or None"),
+    ],
+)
+def test_get_batch_rejects(data: Any, kwargs: dict, error: type[Exception], match: str) -> None:
+    args = {"batch_size": 2, "sequence_length": 8, "device": "cpu", **kwargs}
+    with pytest.raises(error, match=match):
+        get_batch(data, **args)

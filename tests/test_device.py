@@ -1,0 +1,61 @@
+from __future__ import annotations
+
+import pytest
+import torch
+
+from cs336_lec2.device import cpu_name, describe_device, get_device
+
+
+def test_auto_follows_cuda_availability(monkeypatch):
+    monkeypatch.setattr(torch.cuda, "is_available", lambda: False)
+    assert get_device("auto") == torch.device("cpu")
+    monkeypatch.setattr(torch.cuda, "is_available", lambda: True)
+    assert get_device("auto") == torch.device("cuda")
+
+
+def test_cpu_and_device_objects():
+    assert get_device("cpu") == torch.device("cpu")
+    assert get_device(" CPU ") == torch.device("cpu")
+    assert get_device(torch.device("cpu")) == torch.device("cpu")
+
+
+def test_cuda_without_cuda_is_a_clear_error(monkeypatch):
+    monkeypatch.setattr(torch.cuda, "is_available", lambda: False)
+    with pytest.raises(RuntimeError, match="asks for CUDA"):
+        get_device("cuda")
+    with pytest.raises(RuntimeError, match="asks for CUDA"):
+        get_device("cuda:0")
+
+
+def test_cuda_index_beyond_visible_devices(monkeypatch):
+    monkeypatch.setattr(torch.cuda, "is_available", lambda: True)
+    monkeypatch.setattr(torch.cuda, "device_count", lambda: 1)
+    assert get_device("cuda:0") == torch.device("cuda:0")
+    with pytest.raises(RuntimeError, match="only 1 CUDA device"):
+        get_device("cuda:3")
+
+
+@pytest.mark.parametrize("bad", ["gpu", "tpu", "", "cuda0"])
+def test_unknown_preference_names_the_choices(bad):
+    with pytest.raises(ValueError, match="preference must be one of"):
+        get_device(bad)
+
+
+def test_non_string_preference():
+    with pytest.raises(TypeError, match="preference must be a str"):
+        get_device(3)  # type: ignore[arg-type]
+
+
+def test_describe_cpu():
+    text = describe_device("cpu")
+    assert cpu_name() in text
+    assert f"{torch.get_num_threads()} threads" in text
+
+
+def test_describe_cuda_uses_device_properties(monkeypatch):
+    class Props:
+        name, total_memory, major, minor = "NVIDIA H100 80GB HBM3", 80 * 10**9, 9, 0
+
+    monkeypatch.setattr(torch.cuda, "get_device_properties", lambda device: Props)
+    text = describe_device(torch.device("cuda", 0))
+    assert text.startswith("NVIDIA H100 80GB HBM3 (cuda:0, 74.5 GiB, compute capability 9.0")
