@@ -23,8 +23,12 @@ def repo_root() -> Path:
 
 
 @pytest.fixture(scope="session")
-def built_book(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """The HTML folder of a strict (-W) build of the committed book."""
+def built_book() -> Path:
+    """The HTML folder of a strict (-W) build of the committed book, in ``_build/test-book/``.
+
+    It stays in the (ignored) build folder so a person can look at it and at the browser test's
+    screenshots afterwards.
+    """
     from cs336_lec2.book import build_book
 
-    return build_book(ROOT, build_dir=tmp_path_factory.mktemp("book"), strict=True)
+    return build_book(ROOT, build_dir=ROOT / "_build" / "test-book", strict=True)

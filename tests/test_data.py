@@ -58,7 +58,7 @@ def test_npy_trap(tmp_path: Path) -> None:
     np.arange(10, dtype=np.uint16).tofile(raw)
     with pytest.raises(ValueError):
         np.load(raw)
-    with pytest.raises(ValueError, match="named .npy but has no .npy header.*rename it to .bin"):
+    with pytest.raises(ValueError, match=r"named \.npy but has no \.npy header.*rename it to \.bin"):
         open_tokens(raw)
 
 
@@ -86,10 +86,10 @@ def test_write_tokens_rejects(
 
 
 def test_open_tokens_rejects(tmp_path: Path) -> None:
-    with pytest.raises(FileNotFoundError, match="no token file named 'missing.bin'"):
+    with pytest.raises(FileNotFoundError, match=r"no token file named 'missing\.bin'"):
         open_tokens(tmp_path / "missing.bin")
     (tmp_path / "empty.bin").write_bytes(b"")
-    with pytest.raises(ValueError, match="empty.bin is empty"):
+    with pytest.raises(ValueError, match=r"empty\.bin is empty"):
         open_tokens(tmp_path / "empty.bin")
     (tmp_path / "odd.bin").write_bytes(b"\x00" * 7)
     with pytest.raises(ValueError, match="has 7 bytes, not a multiple of 2"):
@@ -99,8 +99,7 @@ def test_open_tokens_rejects(tmp_path: Path) -> None:
 
 
 def test_batch_shapes_dtype_and_shift(token_file: tuple[Path, np.ndarray]) -> None:
-    path, tokens = token_file
-    x, y = get_batch(open_tokens(path), batch_size=8, sequence_length=32, device="cpu")
+    x, y = get_batch(open_tokens(token_file[0]), batch_size=8, sequence_length=32, device="cpu")
     assert x.shape == y.shape == (8, 32)
     assert x.dtype == y.dtype == torch.int64 and x.device.type == "cpu"
     assert x.is_contiguous() and y.is_contiguous()

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import math
 import struct
 from fractions import Fraction
@@ -50,9 +51,10 @@ def torch_value(x: float, name: str) -> float:
 
 def tf32_by_bitmask(x: float) -> float:
     """TF32 by bit manipulation: float32 bits, round-to-nearest-even at bit 13, zero the low 13 bits."""
-    bits = struct.unpack("<I", struct.pack("<f", np.float32(x)))[0]
+    x32 = torch.tensor(x, dtype=torch.float32)
+    bits = int(x32.view(torch.int32).item()) & 0xFFFFFFFF
     if (bits & 0x7F800000) == 0x7F800000:  # inf / NaN pass through
-        return float(np.float32(x))
+        return x32.item()
     lsb = (bits >> 13) & 1
     bits = (bits + 0xFFF + lsb) & 0xFFFFE000  # a carry may ripple into the exponent (or to inf)
     return struct.unpack("<f", struct.pack("<I", bits))[0]
@@ -244,7 +246,7 @@ def test_representable_values_counts_every_finite_pattern(name: str, count: int)
 
 
 @given(
-    name=st.sampled_from([n for n in FORMATS if n != "fp32"]),  # fp32: 2**23 values per binade
+    name=st.sampled_from(["fp16", "bf16", "fp8_e4m3", "fp8_e5m2"]),  # fp32/tf32: too many near 0
     lo=st.floats(min_value=-600, max_value=600),
     width=st.floats(min_value=0, max_value=2),
 )
@@ -252,12 +254,13 @@ def test_representable_values_are_exactly_the_grid(name: str, lo: float, width: 
     hi = lo + width
     values = representable_values(name, lo, hi, limit=10**6)
     assert all(lo <= v <= hi and round_to_format(v, name) == v for v in values)
-    for a, b in zip(values, values[1:]):  # consecutive values are one ULP apart
+    for a, b in itertools.pairwise(values):  # consecutive values are one ULP apart
         assert b - a == spacing(name, a if a >= 0 else b)
 
 
 def test_representable_values_in_one_binade() -> None:
-    assert len(representable_values("fp16", 1, 2)) == 2**10 + 1
+    assert len(representable_values("fp16", 1, 2)) == len(representable_values("tf32", 1, 2)) == 2**10 + 1
+    assert len(representable_values("fp32", 1, 1 + 2**-13)) == 2**10 + 1
     assert representable_values("fp8_e4m3", 1, 2) == [1 + i / 8 for i in range(9)]
     assert representable_values("fp8_e5m2", 0, 0) == [0.0]
 

@@ -43,7 +43,7 @@ def test_unknown_kind():
 
 @pytest.mark.parametrize("bad", [float("nan"), float("inf")])
 def test_non_finite_values_are_refused(bad):
-    with pytest.raises(ValueError, match="mfu=.*finite"):
+    with pytest.raises(ValueError, match=r"mfu=.*finite"):
         publish("matmul", mfu=bad)
 
 

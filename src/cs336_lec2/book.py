@@ -113,7 +113,9 @@ def stage_edition(root: Path, lang: str, stage: Path, notebooks_from: Path | Non
         if not entry.startswith("notebooks/"):
             continue
         name = Path(entry).with_suffix(".ipynb").name
-        source = notebooks_from / name if notebooks_from and (notebooks_from / name).exists() else root / "notebooks" / name
+        source = root / "notebooks" / name
+        if notebooks_from is not None and (notebooks_from / name).exists():
+            source = notebooks_from / name
         if not source.exists():
             raise FileNotFoundError(f"_toc.yml lists {entry}, but {name} is neither in notebooks/ nor in --from")
         nb = filter_notebook(nbformat.read(source, as_version=4), lang)

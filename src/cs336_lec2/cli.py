@@ -80,6 +80,7 @@ def _can_open_browser() -> bool:
 
 
 def build_parser() -> argparse.ArgumentParser:
+    """The argument parser of ``cs336-lec2`` and its three sub-commands."""
     parser = argparse.ArgumentParser(
         prog="cs336-lec2",
         description="Toolkit of the executable CS336 lecture 2 book: inspect this machine, re-execute the "
@@ -128,6 +129,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    """Run the command line; return the exit status (2 for bad input, 1 when a build or chapter failed)."""
     args = build_parser().parse_args(argv)
     try:
         return args.run(args)

@@ -144,8 +144,7 @@ def get_batch(
     starts = torch.randint(len(data) - sequence_length, (batch_size,), generator=generator).numpy()
     windows = data[starts[:, None] + np.arange(sequence_length + 1)]  # fancy indexing copies them out
     batch = torch.from_numpy(windows.astype(np.int64))
-    if device.type == "cuda":
-        batch = batch.pin_memory().to(device, non_blocking=True)
-    else:
-        batch = batch.to(device)
+    if device.type == "cuda":  # page-locked host memory lets the copy run asynchronously
+        batch = batch.pin_memory()
+    batch = batch.to(device, non_blocking=device.type == "cuda")
     return batch[:, :-1].contiguous(), batch[:, 1:].contiguous()

@@ -180,7 +180,9 @@ def execute(
     # The committed reference is a CPU run: hide any GPU from its kernels instead of injecting parameters.
     hide_gpu = in_place or device == "cpu"
     parameters = {} if in_place else {"device": device, "preset": preset}
-    record = RunRecord(machine=machine_info("cpu" if hide_gpu else device), parameters={"device": device, "preset": preset})
+    record = RunRecord(
+        machine=machine_info("cpu" if hide_gpu else device), parameters={"device": device, "preset": preset}
+    )
     log_path = out_dir / LOG_NAME
     results_file = Path(tempfile.mkstemp(prefix="cs336-results-", suffix=".jsonl")[1])
     overall = tqdm(paths, desc="chapters", unit="chapter", disable=not progress, file=sys.stderr)
@@ -215,7 +217,8 @@ def execute(
                         scratch.unlink()
                 run = ChapterRun(path.stem, round(seconds, 2), error is None, error)
                 record.chapters.append(run)
-                line = f"{path.stem}: {'ok' if run.ok else 'FAILED'} in {seconds:.1f} s" + (f" — {error}" if error else "")
+                line = f"{path.stem}: {'ok' if run.ok else 'FAILED'} in {seconds:.1f} s"
+                line += f" — {error}" if error else ""
                 log_file.write(line + "\n")
                 log_file.flush()
                 log(line)

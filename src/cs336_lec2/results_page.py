@@ -29,7 +29,8 @@ _TEXT = {
         "ylabel": "MFU (measured FLOP/s ÷ dense peak)",
     },
     "zh": {
-        "none": "尚未提交任何运行记录：运行 `cs336-lec2 execute`，并把生成的 `run-record.json` 提交到 `book/results/`。",
+        "none": "尚未提交任何运行记录：运行 `cs336-lec2 execute`，"
+        "并把生成的 `run-record.json` 提交到 `book/results/`。",
         "machines": "机器",
         "matmul": "矩阵乘法",
         "memory": "内存：估算与实测",

@@ -1,14 +1,48 @@
-"""Seeding every random number generator at once."""
+"""The lecture's training loop, done so it honours its arguments and survives a crash.
+
+- :func:`set_seed` seeds every global random number generator at once.
+- :func:`train` (one :func:`train_step` after another) fits :class:`~cs336_lec2.models.Cruncher` to
+  the lecture's synthetic regression (``x ~ N(0, 1)``, ``y = x @ arange(dim)``, MSE loss), with
+  checkpoints and resumption.
+- :func:`save_checkpoint` writes model, optimizer, step and every RNG state atomically;
+  :func:`load_checkpoint` reads them back with ``torch.load(weights_only=True)``.
+
+A checkpoint is a dict with the keys ``format``, ``model``, ``optimizer``, ``step``, ``rng`` (``torch``,
+``cuda``, ``numpy``, ``python``, ``generator``) and ``extra``. It holds only tensors and plain Python
+values, which is what lets it load with ``weights_only=True``: full unpickling would run whatever
+code the file names, so loading an untrusted checkpoint that way is running untrusted code.
+"""
 
 from __future__ import annotations
 
+import os
 import random
+import tempfile
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
 
 import numpy as np
 import torch
+import torch.nn.functional as F
+from torch import nn
+from tqdm.auto import tqdm
 
-# numpy's legacy seeding accepts 0 <= seed < 2**32; we use the same range everywhere.
-MAX_SEED = 2**32 - 1
+from .device import get_device
+from .models import Cruncher
+from .optim import make_optimizer
+
+MAX_SEED = 2**32 - 1  # numpy's legacy seeding accepts 0 <= seed < 2**32; we use the same range everywhere
+FORMAT = "cs336_lec2.checkpoint/1"
+CONFIG_KEYS = ("dim", "num_layers", "batch_size", "lr", "optimizer", "seed")
+
+
+def _check_int(name: str, value: object, minimum: int) -> int:
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
+        raise TypeError(f"{name} must be an int, got {type(value).__name__} {value!r}")
+    if value < minimum:
+        raise ValueError(f"{name} must be an int >= {minimum}, got {value}")
+    return int(value)
 
 
 def set_seed(seed: int) -> None:
@@ -16,13 +50,261 @@ def set_seed(seed: int) -> None:
 
     ``seed`` must be an int in ``[0, 2**32 - 1]`` (numpy's range). Returns nothing.
     """
-    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)):
-        raise TypeError(f"seed must be an int, got {type(seed).__name__} {seed!r}")
-    seed = int(seed)
-    if not 0 <= seed <= MAX_SEED:
+    seed = _check_int("seed", seed, 0)
+    if seed > MAX_SEED:
         raise ValueError(f"seed must be in [0, {MAX_SEED}], got {seed}")
     random.seed(seed)
     np.random.seed(seed)
     torch.manual_seed(seed)  # also seeds every CUDA device (lazily, when CUDA initialises)
     if torch.cuda.is_available():
         torch.cuda.manual_seed_all(seed)
+
+
+def rng_states(generator: torch.Generator | None = None) -> dict[str, Any]:
+    """Every RNG state as tensors and plain values (loadable with ``weights_only=True``)."""
+    _, key, pos, has_gauss, cached_gaussian = np.random.get_state()
+    version, python_state, gauss = random.getstate()
+    return {
+        "torch": torch.get_rng_state(),
+        "cuda": torch.cuda.get_rng_state_all() if torch.cuda.is_available() else [],
+        "numpy": {
+            "key": torch.from_numpy(key.astype(np.int64)),
+            "pos": int(pos),
+            "has_gauss": int(has_gauss),
+            "cached_gaussian": float(cached_gaussian),
+        },
+        "python": {"version": version, "state": list(python_state), "gauss": gauss},
+        "generator": None if generator is None else generator.get_state(),
+    }
+
+
+def restore_rng_states(states: dict[str, Any], generator: torch.Generator | None = None) -> None:
+    """Undo :func:`rng_states`. CUDA states are restored only where as many CUDA devices are visible."""
+    torch.set_rng_state(states["torch"])
+    if states["cuda"] and torch.cuda.is_available() and len(states["cuda"]) == torch.cuda.device_count():
+        torch.cuda.set_rng_state_all(states["cuda"])
+    n = states["numpy"]
+    key = n["key"].numpy().astype(np.uint32)
+    np.random.set_state(("MT19937", key, n["pos"], n["has_gauss"], n["cached_gaussian"]))
+    p = states["python"]
+    random.setstate((p["version"], tuple(p["state"]), p["gauss"]))
+    if generator is not None:
+        if states["generator"] is None:
+            raise ValueError("generator was given, but the checkpoint holds no data-generator state")
+        generator.set_state(states["generator"])
+
+
+def _check_plain(name: str, value: object) -> None:
+    """Raise unless ``value`` is made of tensors and plain Python values (what ``weights_only`` loads)."""
+    if isinstance(value, dict):
+        for key, item in value.items():
+            _check_plain(f"{name}[{key!r}]", key)
+            _check_plain(f"{name}[{key!r}]", item)
+    elif isinstance(value, (list, tuple)):
+        for i, item in enumerate(value):
+            _check_plain(f"{name}[{i}]", item)
+    elif value is not None and not isinstance(value, (bool, int, float, str, torch.Tensor)):
+        raise TypeError(f"{name} must hold only tensors and plain Python values, got {type(value).__name__}")
+
+
+def save_checkpoint(
+    path: str | os.PathLike[str],
+    model: nn.Module,
+    optimizer: torch.optim.Optimizer,
+    *,
+    step: int,
+    generator: torch.Generator | None = None,
+    **extra: Any,
+) -> int:
+    """Write model, optimizer, ``step``, RNG states (and ``generator``'s) and ``extra`` to ``path``.
+
+    Atomic: the bytes go to a temporary file in the same directory, are flushed and fsynced, and only
+    then replace ``path`` with :func:`os.replace`; a crash mid-save leaves the previous checkpoint
+    intact. ``extra`` values must be tensors or plain Python values. Returns the file's size in bytes.
+    """
+    step = _check_int("step", step, 0)
+    for key, value in extra.items():
+        _check_plain(key, value)
+    path = Path(path)
+    if not path.parent.is_dir():
+        raise FileNotFoundError(f"path: the directory for checkpoint {path.name!r} does not exist")
+    payload = {
+        "format": FORMAT,
+        "model": model.state_dict(),
+        "optimizer": optimizer.state_dict(),
+        "step": step,
+        "rng": rng_states(generator),
+        "extra": extra,
+    }
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "wb") as f:
+            torch.save(payload, f)
+            f.flush()
+            os.fsync(f.fileno())  # the bytes are on disk before the name points at them
+        os.replace(tmp, path)  # atomic on POSIX and Windows: readers see the old file or the new one
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+    if hasattr(os, "O_DIRECTORY"):  # make the rename itself durable (POSIX)
+        dir_fd = os.open(path.parent, os.O_RDONLY | os.O_DIRECTORY)
+        try:
+            os.fsync(dir_fd)
+        finally:
+            os.close(dir_fd)
+    return path.stat().st_size
+
+
+def _check_shapes(saved: dict[str, torch.Tensor], model: nn.Module) -> None:
+    current = model.state_dict()
+    problems = [f"{k}: missing from the checkpoint" for k in current if k not in saved]
+    problems += [f"{k}: not in the model" for k in saved if k not in current]
+    problems += [
+        f"{k}: checkpoint {tuple(saved[k].shape)} vs model {tuple(v.shape)}"
+        for k, v in current.items()
+        if k in saved and saved[k].shape != v.shape
+    ]
+    if problems:
+        raise ValueError("checkpoint was saved from a different model shape: " + "; ".join(problems))
+
+
+def load_checkpoint(
+    path: str | os.PathLike[str],
+    model: nn.Module,
+    optimizer: torch.optim.Optimizer,
+    *,
+    generator: torch.Generator | None = None,
+) -> tuple[int, dict[str, Any]]:
+    """Restore ``model``, ``optimizer``, the RNG states (and ``generator``) from ``path``.
+
+    Loads with ``torch.load(weights_only=True)``, so a file that asks to build arbitrary objects is
+    refused instead of run. Returns ``(step, extra)``: the step saved and the extra values given to
+    :func:`save_checkpoint`.
+    """
+    path = Path(path)
+    if not path.is_file():
+        raise FileNotFoundError(f"path: there is no checkpoint named {path.name!r}")
+    ckpt = torch.load(path, map_location="cpu", weights_only=True)
+    if not isinstance(ckpt, dict) or ckpt.get("format") != FORMAT:
+        raise ValueError(f"{path.name} is not a checkpoint written by save_checkpoint ({FORMAT})")
+    _check_shapes(ckpt["model"], model)
+    model.load_state_dict(ckpt["model"])
+    optimizer.load_state_dict(ckpt["optimizer"])
+    restore_rng_states(ckpt["rng"], generator)
+    return ckpt["step"], ckpt["extra"]
+
+
+def regression_batch(
+    batch_size: int, dim: int, *, generator: torch.Generator, device: str | torch.device = "cpu"
+) -> tuple[torch.Tensor, torch.Tensor]:
+    """The lecture's data: ``x ~ N(0, 1)`` of shape ``(batch_size, dim)`` and ``y = x @ arange(dim)``.
+
+    ``x`` is drawn on the CPU from ``generator`` and then moved, so a seed gives the same data on any
+    device.
+    """
+    x = torch.randn(batch_size, dim, generator=generator).to(device)
+    true_w = torch.arange(dim, dtype=torch.float32, device=x.device)
+    return x, x @ true_w
+
+
+def train_step(model: nn.Module, optimizer: torch.optim.Optimizer, x: torch.Tensor, y: torch.Tensor) -> float:
+    """One step of the loop on batch ``(x, y)``; returns the step's MSE loss (before the update)."""
+    loss = F.mse_loss(model(x), y)  # forward
+    loss.backward()  # backward: fills p.grad for every parameter
+    optimizer.step()  # update the parameters from p.grad (and the optimizer's state)
+    optimizer.zero_grad(set_to_none=True)  # drop the gradients: memory freed, none leaks into the next step
+    return loss.item()
+
+
+@dataclass
+class TrainResult:
+    """What :func:`train` returns: the loss of every step so far, the model and optimizer it trained,
+    the number of steps completed (``step``) and the steps at which it saved a checkpoint."""
+
+    losses: list[float]
+    model: Cruncher
+    optimizer: torch.optim.Optimizer
+    step: int
+    saved_at: list[int] = field(default_factory=list)
+
+
+def train(
+    *,
+    dim: int,
+    num_layers: int,
+    batch_size: int,
+    num_steps: int,
+    lr: float,
+    optimizer: str = "sgd",
+    seed: int = 0,
+    device: str | torch.device = "cpu",
+    checkpoint_path: str | os.PathLike[str] | None = None,
+    checkpoint_every: int | None = None,
+    resume_from: str | os.PathLike[str] | None = None,
+    stop_at_step: int | None = None,
+    progress: bool = False,
+) -> TrainResult:
+    """Train ``Cruncher(dim, num_layers)`` with ``optimizer`` at ``lr`` for ``num_steps`` steps.
+
+    ``seed`` fixes the initial weights and the data (drawn from a dedicated ``torch.Generator`` seeded
+    with ``seed + 2**32``, a stream no weight seed can coincide with). Every ``checkpoint_every`` steps,
+    and at the end, the run is saved to ``checkpoint_path``; ``stop_at_step`` stops early without saving
+    (a simulated crash); ``resume_from`` continues a saved run with the same configuration, and
+    reproduces the uninterrupted run's losses bit for bit. ``losses`` are per-step MSE values.
+    """
+    for name, value, low in (
+        ("dim", dim, 1),
+        ("num_layers", num_layers, 0),
+        ("batch_size", batch_size, 1),
+        ("num_steps", num_steps, 0),
+    ):
+        _check_int(name, value, low)
+    if checkpoint_every is not None:
+        _check_int("checkpoint_every", checkpoint_every, 1)
+        if checkpoint_path is None:
+            raise ValueError("checkpoint_every needs checkpoint_path: where should the checkpoints go?")
+    if stop_at_step is not None and not 0 <= _check_int("stop_at_step", stop_at_step, 0) <= num_steps:
+        raise ValueError(f"stop_at_step must be in [0, num_steps={num_steps}], got {stop_at_step}")
+    set_seed(seed)  # validates the seed; the global RNGs are then saved in checkpoints as a seeded run's
+    dev = get_device(device)
+    config = {
+        "dim": dim,
+        "num_layers": num_layers,
+        "batch_size": batch_size,
+        "lr": lr,
+        "optimizer": optimizer.lower() if isinstance(optimizer, str) else optimizer,
+        "seed": seed,
+    }
+
+    model = Cruncher(dim, num_layers, device=dev)
+    opt = make_optimizer(optimizer, model.parameters(), lr=lr)
+    data_gen = torch.Generator().manual_seed(seed + 2**32)
+    start, losses = 0, []
+    if resume_from is not None:
+        start, extra = load_checkpoint(resume_from, model, opt, generator=data_gen)
+        if not isinstance(extra.get("config"), dict) or "losses" not in extra:
+            raise ValueError("resume_from must be a checkpoint written by train (it has no config or losses)")
+        saved = extra["config"]
+        differ = [
+            f"{k}: checkpoint {saved.get(k)!r} vs now {config[k]!r}"
+            for k in CONFIG_KEYS
+            if saved.get(k) != config[k]
+        ]
+        if differ:
+            raise ValueError("resume_from holds a run with a different configuration: " + "; ".join(differ))
+        if start > num_steps:
+            raise ValueError(f"resume_from is at step {start}, past num_steps={num_steps}")
+        losses = list(extra["losses"])
+
+    end = num_steps if stop_at_step is None else max(start, stop_at_step)
+    saved_at: list[int] = []
+    for step in tqdm(range(start + 1, end + 1), disable=not progress, desc="train", leave=False):
+        x, y = regression_batch(batch_size, dim, generator=data_gen, device=dev)
+        losses.append(train_step(model, opt, x, y))
+        done = step == num_steps
+        if checkpoint_path is not None and (done or (checkpoint_every and step % checkpoint_every == 0)):
+            save_checkpoint(
+                checkpoint_path, model, opt, step=step, generator=data_gen, config=config, losses=losses
+            )
+            saved_at.append(step)
+    return TrainResult(losses=losses, model=model, optimizer=opt, step=end, saved_at=saved_at)

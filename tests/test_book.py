@@ -1,0 +1,151 @@
+"""The bilingual book: staging helpers, the results page, and a strict build of both editions."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import nbformat
+import pytest
+from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook
+
+from cs336_lec2.book import EDITIONS, filter_notebook, landing_page, toc_files
+from cs336_lec2.results_page import MARKER, fill_results_page, load_records, render_markdown
+from cs336_lec2.sphinx_ext import other_edition_url
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def test_filter_notebook_keeps_one_language_and_all_code():
+    nb = new_notebook(cells=[
+        new_markdown_cell("# Title", metadata={"tags": ["lang-en"]}),
+        new_markdown_cell("# 标题", metadata={"tags": ["lang-zh"]}),
+        new_code_cell("x = 1", metadata={"tags": ["parameters"]}),
+        new_code_cell("print(x)"),
+    ])
+    zh = filter_notebook(nbformat.from_dict(nb), "zh")
+    assert [c.source for c in zh.cells] == ["# 标题", "x = 1", "print(x)"]
+    en = filter_notebook(nbformat.from_dict(nb), "en")
+    assert [c.source for c in en.cells] == ["# Title", "x = 1", "print(x)"]
+    with pytest.raises(ValueError, match="keep must be one of"):
+        filter_notebook(nb, "fr")
+
+
+@pytest.mark.parametrize(
+    ("page", "other", "url"),
+    [("index", "zh", "../zh/index.html"),
+     ("notebooks/05_flops_and_mfu", "en", "../../en/notebooks/05_flops_and_mfu.html"),
+     ("book/intro", "zh", "../../zh/book/intro.html")],
+)
+def test_other_edition_url(page, other, url):
+    assert other_edition_url(page, other) == url
+
+
+@pytest.mark.parametrize(("page", "other"), [("", "zh"), ("/abs", "zh"), ("a/../b", "zh"), ("x", ""), ("x", "a/b")])
+def test_other_edition_url_rejects_nonsense(page, other):
+    with pytest.raises(ValueError):
+        other_edition_url(page, other)
+
+
+def test_toc_lists_the_root_pages_and_chapters():
+    files = toc_files(ROOT / "_toc.yml")
+    assert files[0] == "book/intro"
+    assert "notebooks/05_flops_and_mfu" in files and "book/results" in files
+    for lang in EDITIONS:
+        for page in files:
+            if page.startswith("book/"):
+                name = Path(page).name + ".md"
+                assert (ROOT / "book" / name).exists() or (ROOT / "book" / lang / name).exists(), (lang, page)
+
+
+def test_landing_page_offers_both_editions():
+    html = landing_page()
+    assert 'href="en/index.html"' in html and 'href="zh/index.html"' in html
+
+
+RECORD = {
+    "machine": {"device_name": "NVIDIA H100 80GB HBM3", "torch": "2.13.0"},
+    "parameters": {"device": "cuda", "preset": "large"},
+    "created": "2026-11-22T00:00:00Z",
+    "chapters": [{"name": "05_flops_and_mfu", "seconds": 12.5, "ok": True, "error": None}],
+    "measurements": [
+        {"kind": "matmul", "dtype": "bf16", "m": 16384, "k": 32768, "n": 8192, "flops_per_sec": 7.1e14,
+         "mfu": 0.7176, "peak_flops": 989.4e12, "peak_is_estimate": False},
+        {"kind": "memory", "label": "D=4 example", "estimate_bytes": 496, "measured_bytes": 496},
+    ],
+}
+
+
+def test_results_page_renders_any_record(tmp_path):
+    records = tmp_path / "results"
+    records.mkdir()
+    (records / "h100.json").write_text(json.dumps(RECORD))
+    page = tmp_path / "results.md"
+    page.write_text(f"# Results\n\n{MARKER}\n")
+    fill_results_page(page, records, "en")
+    text = page.read_text()
+    assert "| NVIDIA H100 80GB HBM3 | bf16 | 16384×32768×8192 | 710 | 989.4 | 0.718 | datasheet |" in text
+    assert "| NVIDIA H100 80GB HBM3 | D=4 example | 496 | 496 | 1.000 |" in text
+    assert (tmp_path / "results_mfu.png").stat().st_size > 1000
+    zh = render_markdown(load_records(records), "zh", None)
+    assert "## 矩阵乘法" in zh and "数据手册" in zh
+
+
+def test_results_page_without_records_says_how_to_add_one(tmp_path):
+    assert "cs336-lec2 execute" in render_markdown([], "en", None)
+    page = tmp_path / "results.md"
+    page.write_text("no marker")
+    with pytest.raises(ValueError, match="must contain the line"):
+        fill_results_page(page, tmp_path, "en")
+
+
+def test_a_broken_record_is_named(tmp_path):
+    (tmp_path / "bad.json").write_text("{not json")
+    with pytest.raises(ValueError, match=r"bad\.json: not a valid run record"):
+        load_records(tmp_path)
+    (tmp_path / "bad.json").write_text("{}")
+    with pytest.raises(ValueError, match="needs 'machine' and 'measurements'"):
+        load_records(tmp_path)
+
+
+def test_committed_records_render():
+    records = load_records(ROOT / "book" / "results")
+    assert records, "commit the record of a real CPU run under book/results/"
+    for _, record in records:
+        assert any(m["kind"] == "matmul" for m in record["measurements"])
+        assert all(0 < m["mfu"] <= 1 for m in record["measurements"] if m["kind"] == "matmul")
+
+
+@pytest.mark.slow
+def test_strict_build_of_both_editions(built_book):
+    assert (built_book / "index.html").exists()
+    pages = [p for p in toc_files(ROOT / "_toc.yml")]
+    for lang, edition in EDITIONS.items():
+        for page in pages:
+            html = (built_book / lang / f"{page}.html").read_text(encoding="utf-8")
+            link = re.search(r'class="cs336-lang-switch-link" href="([^"]+)"', html)
+            assert link, f"{lang}/{page}: no language switch"
+            target = (built_book / lang / page).parent / link.group(1)
+            assert target.resolve() == (built_book / edition.other / f"{page}.html").resolve()
+            assert target.exists()
+            assert f'lang="{edition.sphinx_language.replace("_", "-")}"' in html
+        # MathJax is served by the book itself, never by a CDN.
+        assert (built_book / lang / "_static" / "mathjax" / "tex-chtml.js").exists()
+        for html_file in (built_book / lang).rglob("*.html"):
+            scripts = re.findall(r'<script[^>]+src="([^"]+)"', html_file.read_text(encoding="utf-8"))
+            remote = [s for s in scripts if s.startswith(("http:", "https:", "//"))]
+            assert not remote, f"{html_file.name} loads {remote}"
+
+
+@pytest.mark.slow
+def test_each_edition_shows_only_its_language(built_book):
+    en = (built_book / "en" / "notebooks" / "01_napkin_math.html").read_text(encoding="utf-8")
+    zh = (built_book / "zh" / "notebooks" / "01_napkin_math.html").read_text(encoding="utf-8")
+    body = re.compile(r'<article class="bd-article">(.*)</article>', re.S)
+    en_body, zh_body = body.search(en).group(1), body.search(zh).group(1)
+    cjk = re.compile(r"[\u4e00-\u9fff]")
+    # English pages keep only the language link in Chinese (and CJK inside code outputs, if any).
+    assert len(cjk.findall(en_body)) < 0.01 * len(en_body)
+    assert len(cjk.findall(zh_body)) > 100
+    assert "colab.research.google.com" in en and "colab.research.google.com" in zh
