@@ -10,7 +10,7 @@ import nbformat
 import pytest
 from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook
 
-from cs336_lec2.book import EDITIONS, filter_notebook, landing_page, toc_files
+from cs336_lec2.book import EDITIONS, edition_toc, filter_notebook, landing_page, toc_files
 from cs336_lec2.results_page import MARKER, fill_results_page, load_records, render_markdown
 from cs336_lec2.sphinx_ext import other_edition_url
 
@@ -57,6 +57,12 @@ def test_toc_lists_the_root_pages_and_chapters():
             if page.startswith("book/"):
                 name = Path(page).name + ".md"
                 assert (ROOT / "book" / name).exists() or (ROOT / "book" / lang / name).exists(), (lang, page)
+
+
+def test_each_edition_keeps_its_half_of_a_bilingual_caption():
+    toc = "format: jb-book\nroot: book/intro\nparts:\n- caption: Chapters · 章节\n  chapters:\n  - file: a\n"
+    assert "caption: 章节" in edition_toc(toc, "zh")
+    assert "caption: Chapters\n" in edition_toc(toc, "en")
 
 
 def test_landing_page_offers_both_editions():

@@ -36,8 +36,11 @@ def _chromium() -> str:
 
 @pytest.fixture(scope="module")
 def site(built_book):
-    handler = functools.partial(http.server.SimpleHTTPRequestHandler, directory=str(built_book))
-    handler.log_message = lambda *args: None  # type: ignore[method-assign]
+    class QuietHandler(http.server.SimpleHTTPRequestHandler):
+        def log_message(self, *args) -> None:  # keep the test output readable
+            pass
+
+    handler = functools.partial(QuietHandler, directory=str(built_book))
     server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
     threading.Thread(target=server.serve_forever, daemon=True).start()
     yield f"http://127.0.0.1:{server.server_address[1]}"

@@ -236,6 +236,7 @@ def test_cuda_block_bytes_examples() -> None:
 @pytest.mark.parametrize("numel", [1, 100, 128, 1000, 2**18, 2**20])
 def test_cuda_memory_allocated_grows_by_the_block(numel) -> None:
     torch.cuda.synchronize()
+    torch.cuda.empty_cache()  # no cached large block that the allocator could hand out unsplit
     before = torch.cuda.memory_allocated()
     x = torch.empty(numel, dtype=torch.float32, device="cuda")
     assert torch.cuda.memory_allocated() - before == cuda_block_bytes(memory_bytes(x))

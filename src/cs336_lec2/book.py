@@ -73,6 +73,17 @@ def toc_files(toc_path: Path) -> list[str]:
     return found
 
 
+def edition_toc(toc_text: str, lang: str) -> str:
+    """The table of contents of one edition: a caption written ``English · 中文`` keeps its own half."""
+    index = list(EDITIONS).index(lang)
+    toc = yaml.safe_load(toc_text)
+    for part in toc.get("parts", []):
+        halves = str(part.get("caption", "")).split(" · ")
+        if len(halves) == len(EDITIONS):
+            part["caption"] = halves[index]
+    return yaml.safe_dump(toc, allow_unicode=True, sort_keys=False)
+
+
 def _edition_config(root: Path, edition: Edition) -> dict:
     config = yaml.safe_load((root / "_config.yml").read_text(encoding="utf-8"))
     config["title"] = edition.title
@@ -98,7 +109,8 @@ def stage_edition(root: Path, lang: str, stage: Path, notebooks_from: Path | Non
     (stage / "_config.yml").write_text(
         yaml.safe_dump(_edition_config(root, edition), allow_unicode=True, sort_keys=False), encoding="utf-8"
     )
-    shutil.copy2(root / "_toc.yml", stage / "_toc.yml")
+    (stage / "_toc.yml").write_text(edition_toc((root / "_toc.yml").read_text(encoding="utf-8"), lang),
+                                    encoding="utf-8")
     book = stage / "book"
     book.mkdir()
     for path in (root / "book").glob("*.md"):
@@ -106,6 +118,8 @@ def stage_edition(root: Path, lang: str, stage: Path, notebooks_from: Path | Non
     for path in (root / "book" / lang).iterdir():
         if path.is_file():
             shutil.copy2(path, book / path.name)
+    if (root / "book" / "_static").is_dir():
+        shutil.copytree(root / "book" / "_static", book / "_static")
     results_page = book / "results.md"
     if results_page.exists():
         fill_results_page(results_page, root / "book" / "results", lang)
@@ -143,6 +157,7 @@ def landing_page() -> str:
 <html lang="en">
 <head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
 <title>CS336 Lecture 2 · 第 2 讲</title>
+<link rel="icon" href="en/_static/favicon.svg" type="image/svg+xml">
 <style>body{{font-family:system-ui,sans-serif;max-width:40rem;margin:4rem auto;line-height:1.6}}</style>
 </head>
 <body>

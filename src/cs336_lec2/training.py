@@ -5,7 +5,7 @@
   the lecture's synthetic regression (``x ~ N(0, 1)``, ``y = x @ arange(dim)``, MSE loss), with
   checkpoints and resumption.
 - :func:`save_checkpoint` writes model, optimizer, step and every RNG state atomically;
-  :func:`load_checkpoint` reads them back with ``torch.load(weights_only=True)``.
+  :func:`load_checkpoint` restores them, reading with ``torch.load(weights_only=True)``.
 
 A checkpoint is a dict with the keys ``format``, ``model``, ``optimizer``, ``step``, ``rng`` (``torch``,
 ``cuda``, ``numpy``, ``python``, ``generator``) and ``extra``. It holds only tensors and plain Python
@@ -34,12 +34,13 @@ from .optim import make_optimizer
 
 MAX_SEED = 2**32 - 1  # numpy's legacy seeding accepts 0 <= seed < 2**32; we use the same range everywhere
 FORMAT = "cs336_lec2.checkpoint/1"
-CONFIG_KEYS = ("dim", "num_layers", "batch_size", "lr", "optimizer", "seed")
 
 
-def _check_int(name: str, value: object, minimum: int) -> int:
+def _check_int(name: str, value: object, minimum: int, maximum: int | None = None) -> int:
     if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
         raise TypeError(f"{name} must be an int, got {type(value).__name__} {value!r}")
+    if maximum is not None and not minimum <= value <= maximum:
+        raise ValueError(f"{name} must be an int in [{minimum}, {maximum}], got {value}")
     if value < minimum:
         raise ValueError(f"{name} must be an int >= {minimum}, got {value}")
     return int(value)
@@ -50,9 +51,7 @@ def set_seed(seed: int) -> None:
 
     ``seed`` must be an int in ``[0, 2**32 - 1]`` (numpy's range). Returns nothing.
     """
-    seed = _check_int("seed", seed, 0)
-    if seed > MAX_SEED:
-        raise ValueError(f"seed must be in [0, {MAX_SEED}], got {seed}")
+    seed = _check_int("seed", seed, 0, MAX_SEED)
     random.seed(seed)
     np.random.seed(seed)
     torch.manual_seed(seed)  # also seeds every CUDA device (lazily, when CUDA initialises)
@@ -67,12 +66,7 @@ def rng_states(generator: torch.Generator | None = None) -> dict[str, Any]:
     return {
         "torch": torch.get_rng_state(),
         "cuda": torch.cuda.get_rng_state_all() if torch.cuda.is_available() else [],
-        "numpy": {
-            "key": torch.from_numpy(key.astype(np.int64)),
-            "pos": int(pos),
-            "has_gauss": int(has_gauss),
-            "cached_gaussian": float(cached_gaussian),
-        },
+        "numpy": [torch.from_numpy(key.astype(np.int64)), int(pos), int(has_gauss), float(cached_gaussian)],
         "python": {"version": version, "state": list(python_state), "gauss": gauss},
         "generator": None if generator is None else generator.get_state(),
     }
@@ -83,9 +77,8 @@ def restore_rng_states(states: dict[str, Any], generator: torch.Generator | None
     torch.set_rng_state(states["torch"])
     if states["cuda"] and torch.cuda.is_available() and len(states["cuda"]) == torch.cuda.device_count():
         torch.cuda.set_rng_state_all(states["cuda"])
-    n = states["numpy"]
-    key = n["key"].numpy().astype(np.uint32)
-    np.random.set_state(("MT19937", key, n["pos"], n["has_gauss"], n["cached_gaussian"]))
+    key, pos, has_gauss, cached_gaussian = states["numpy"]
+    np.random.set_state(("MT19937", key.numpy().astype(np.uint32), pos, has_gauss, cached_gaussian))
     p = states["python"]
     random.setstate((p["version"], tuple(p["state"]), p["gauss"]))
     if generator is not None:
@@ -107,6 +100,13 @@ def _check_plain(name: str, value: object) -> None:
         raise TypeError(f"{name} must hold only tensors and plain Python values, got {type(value).__name__}")
 
 
+def _check_pair(model: object, optimizer: object) -> None:
+    if not isinstance(model, nn.Module):
+        raise TypeError(f"model must be a torch.nn.Module, got {type(model).__name__}")
+    if not isinstance(optimizer, torch.optim.Optimizer):
+        raise TypeError(f"optimizer must be a torch.optim.Optimizer, got {type(optimizer).__name__}")
+
+
 def save_checkpoint(
     path: str | os.PathLike[str],
     model: nn.Module,
@@ -122,9 +122,9 @@ def save_checkpoint(
     then replace ``path`` with :func:`os.replace`; a crash mid-save leaves the previous checkpoint
     intact. ``extra`` values must be tensors or plain Python values. Returns the file's size in bytes.
     """
+    _check_pair(model, optimizer)
     step = _check_int("step", step, 0)
-    for key, value in extra.items():
-        _check_plain(key, value)
+    _check_plain("extra", extra)
     path = Path(path)
     if not path.parent.is_dir():
         raise FileNotFoundError(f"path: the directory for checkpoint {path.name!r} does not exist")
@@ -157,15 +157,31 @@ def save_checkpoint(
 
 def _check_shapes(saved: dict[str, torch.Tensor], model: nn.Module) -> None:
     current = model.state_dict()
-    problems = [f"{k}: missing from the checkpoint" for k in current if k not in saved]
-    problems += [f"{k}: not in the model" for k in saved if k not in current]
-    problems += [
-        f"{k}: checkpoint {tuple(saved[k].shape)} vs model {tuple(v.shape)}"
+    problems = [
+        f"{k}: missing from the checkpoint"
+        if k not in saved
+        else f"{k}: checkpoint {tuple(saved[k].shape)} vs model {tuple(v.shape)}"
         for k, v in current.items()
-        if k in saved and saved[k].shape != v.shape
+        if k not in saved or saved[k].shape != v.shape
     ]
+    problems += [f"{k}: not in the model" for k in saved if k not in current]
     if problems:
         raise ValueError("checkpoint was saved from a different model shape: " + "; ".join(problems))
+
+
+def read_checkpoint(path: str | os.PathLike[str]) -> dict[str, Any]:
+    """The checkpoint dict at ``path`` (tensors on the CPU), read with ``torch.load(weights_only=True)``.
+
+    ``weights_only=True`` unpickles only tensors and plain containers: a file that names any other
+    object (whose unpickling could run code) raises ``pickle.UnpicklingError`` instead.
+    """
+    path = Path(path)
+    if not path.is_file():
+        raise FileNotFoundError(f"path: there is no checkpoint named {path.name!r}")
+    ckpt = torch.load(path, map_location="cpu", weights_only=True)
+    if not isinstance(ckpt, dict) or ckpt.get("format") != FORMAT:
+        raise ValueError(f"{path.name} is not a checkpoint written by save_checkpoint ({FORMAT})")
+    return ckpt
 
 
 def load_checkpoint(
@@ -175,18 +191,13 @@ def load_checkpoint(
     *,
     generator: torch.Generator | None = None,
 ) -> tuple[int, dict[str, Any]]:
-    """Restore ``model``, ``optimizer``, the RNG states (and ``generator``) from ``path``.
+    """Restore ``model``, ``optimizer``, the global RNG states (and ``generator``'s) from ``path``.
 
-    Loads with ``torch.load(weights_only=True)``, so a file that asks to build arbitrary objects is
-    refused instead of run. Returns ``(step, extra)``: the step saved and the extra values given to
-    :func:`save_checkpoint`.
+    Reads with :func:`read_checkpoint` (``weights_only=True``). Returns ``(step, extra)``: the step
+    saved and the extra values given to :func:`save_checkpoint`.
     """
-    path = Path(path)
-    if not path.is_file():
-        raise FileNotFoundError(f"path: there is no checkpoint named {path.name!r}")
-    ckpt = torch.load(path, map_location="cpu", weights_only=True)
-    if not isinstance(ckpt, dict) or ckpt.get("format") != FORMAT:
-        raise ValueError(f"{path.name} is not a checkpoint written by save_checkpoint ({FORMAT})")
+    _check_pair(model, optimizer)
+    ckpt = read_checkpoint(path)
     _check_shapes(ckpt["model"], model)
     model.load_state_dict(ckpt["model"])
     optimizer.load_state_dict(ckpt["optimizer"])
@@ -252,46 +263,35 @@ def train(
     (a simulated crash); ``resume_from`` continues a saved run with the same configuration, and
     reproduces the uninterrupted run's losses bit for bit. ``losses`` are per-step MSE values.
     """
-    for name, value, low in (
-        ("dim", dim, 1),
-        ("num_layers", num_layers, 0),
-        ("batch_size", batch_size, 1),
-        ("num_steps", num_steps, 0),
-    ):
-        _check_int(name, value, low)
+    _check_int("batch_size", batch_size, 1)  # Cruncher checks dim and num_layers, the optimizer lr
+    _check_int("num_steps", num_steps, 0)
     if checkpoint_every is not None:
         _check_int("checkpoint_every", checkpoint_every, 1)
         if checkpoint_path is None:
             raise ValueError("checkpoint_every needs checkpoint_path: where should the checkpoints go?")
-    if stop_at_step is not None and not 0 <= _check_int("stop_at_step", stop_at_step, 0) <= num_steps:
-        raise ValueError(f"stop_at_step must be in [0, num_steps={num_steps}], got {stop_at_step}")
+    if stop_at_step is not None:
+        _check_int("stop_at_step", stop_at_step, 0, num_steps)
     set_seed(seed)  # validates the seed; the global RNGs are then saved in checkpoints as a seeded run's
     dev = get_device(device)
-    config = {
-        "dim": dim,
-        "num_layers": num_layers,
-        "batch_size": batch_size,
-        "lr": lr,
-        "optimizer": optimizer.lower() if isinstance(optimizer, str) else optimizer,
-        "seed": seed,
-    }
+    name = optimizer.lower() if isinstance(optimizer, str) else optimizer
+    config = dict(dim=dim, num_layers=num_layers, batch_size=batch_size, lr=lr, optimizer=name, seed=seed)
 
     model = Cruncher(dim, num_layers, device=dev)
     opt = make_optimizer(optimizer, model.parameters(), lr=lr)
     data_gen = torch.Generator().manual_seed(seed + 2**32)
     start, losses = 0, []
     if resume_from is not None:
-        start, extra = load_checkpoint(resume_from, model, opt, generator=data_gen)
+        extra = read_checkpoint(resume_from)["extra"]
         if not isinstance(extra.get("config"), dict) or "losses" not in extra:
             raise ValueError("resume_from must be a checkpoint written by train (it has no config or losses)")
-        saved = extra["config"]
         differ = [
-            f"{k}: checkpoint {saved.get(k)!r} vs now {config[k]!r}"
-            for k in CONFIG_KEYS
-            if saved.get(k) != config[k]
+            f"{k}: checkpoint {extra['config'].get(k)!r} vs now {v!r}"
+            for k, v in config.items()
+            if extra["config"].get(k) != v
         ]
         if differ:
             raise ValueError("resume_from holds a run with a different configuration: " + "; ".join(differ))
+        start, _ = load_checkpoint(resume_from, model, opt, generator=data_gen)
         if start > num_steps:
             raise ValueError(f"resume_from is at step {start}, past num_steps={num_steps}")
         losses = list(extra["losses"])
@@ -303,8 +303,6 @@ def train(
         losses.append(train_step(model, opt, x, y))
         done = step == num_steps
         if checkpoint_path is not None and (done or (checkpoint_every and step % checkpoint_every == 0)):
-            save_checkpoint(
-                checkpoint_path, model, opt, step=step, generator=data_gen, config=config, losses=losses
-            )
+            save_checkpoint(checkpoint_path, model, opt, step=step, generator=data_gen, config=config, losses=losses)
             saved_at.append(step)
     return TrainResult(losses=losses, model=model, optimizer=opt, step=end, saved_at=saved_at)
