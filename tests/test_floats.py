@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
 import math
 import struct
@@ -151,6 +152,15 @@ def test_tf32_rounding_matches_a_float32_bitmask(x: float) -> None:
     assert same(decode_bits(int(f"{d.sign}{d.exponent_field}{d.mantissa_bits}", 2), "tf32"), expected)
 
 
+@pytest.mark.parametrize("name", TORCH_FORMATS)
+@given(x=st.one_of(wide_floats, st.sampled_from([0.0, -0.0, math.inf, -math.inf])))
+def test_layout_only_decompose_matches_torch(name: str, x: float) -> None:
+    """The same format without its torch dtype goes through round_to_format and the layout's encoder."""
+    ours, theirs = decompose(x, dataclasses.replace(FORMATS[name], torch_dtype=None)), decompose(x, name)
+    assert same(ours.stored_value, theirs.stored_value) and ours.bits == theirs.bits
+    assert (ours.exponent, ours.is_subnormal, ours.is_inf) == (theirs.exponent, theirs.is_subnormal, theirs.is_inf)
+
+
 def test_tf32_ties_go_to_even() -> None:
     # 1 + 2**-11 lies halfway between 1 and 1 + 2**-10: the even mantissa (1.0) wins.
     assert round_to_format(1 + 2**-11, "tf32") == 1.0
@@ -189,7 +199,7 @@ def test_overflow() -> None:
 
 
 def test_e4m3_saturates_like_torch() -> None:
-    # torch >= the fix in pytorch/pytorch#178817 saturates E4M3 on CPU as CUDA does.
+    # Since pytorch/pytorch#178817 torch's E4M3 cast saturates on the CPU (older builds gave NaN).
     for x in (464.0, 470.0, 1e6, math.inf):
         assert torch_value(x, "fp8_e4m3") == 448.0
         assert decompose(x, "fp8_e4m3").stored_value == round_to_format(x, "fp8_e4m3") == 448.0
@@ -263,6 +273,9 @@ def test_representable_values_in_one_binade() -> None:
     assert len(representable_values("fp32", 1, 1 + 2**-13)) == 2**10 + 1
     assert representable_values("fp8_e4m3", 1, 2) == [1 + i / 8 for i in range(9)]
     assert representable_values("fp8_e5m2", 0, 0) == [0.0]
+    assert representable_values("fp8_e4m3", 449, math.inf) == []
+    assert representable_values("fp8_e4m3", -math.inf, math.inf) == representable_values("fp8_e4m3", -448, 448)
+    assert representable_values("fp8_e5m2", 40000, math.inf) == [40960.0, 49152.0, 57344.0]
 
 
 def test_binary_fractions() -> None:
@@ -290,6 +303,23 @@ def test_unknown_format_lists_the_known_ones() -> None:
     assert get_format(FORMATS["bf16"]) is FORMATS["bf16"]
     custom = FloatFormat("e3m2", 3, 2, 8, None)
     assert get_format(custom) is custom and custom.max == 14.0
+
+
+@pytest.mark.parametrize(
+    ("fields", "message"),
+    [
+        ((1, 3, 8), "exponent_bits must be an int in"),
+        ((9, 3, 16), "exponent_bits must be an int in"),
+        ((4, 0, 8), "mantissa_bits must be an int in"),
+        ((8, 24, 40), "mantissa_bits must be an int in"),
+        ((4, 3, 7), "total_bits must be a multiple of 8 and >= bit_width 8"),
+        ((4, 3, 12), "total_bits must be a multiple of 8"),
+        ((4.0, 3, 8), "exponent_bits must be an int in"),
+    ],
+)
+def test_impossible_layouts_are_rejected(fields: tuple, message: str) -> None:
+    with pytest.raises(ValueError, match=message):
+        FloatFormat("bad", *fields, torch_dtype=None)
 
 
 @pytest.mark.parametrize("bad", ["1.0", None, True, 1j])

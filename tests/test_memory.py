@@ -217,6 +217,15 @@ def test_matmul_saves_both_operands_when_both_need_grad() -> None:
     assert rec.bytes == 4 * (6 + 15) and rec.num_values == 21
 
 
+def test_records_point_at_the_saved_storage_without_showing_it() -> None:
+    x = torch.randn(2, 3, requires_grad=True)
+    w = torch.randn(3, 5, requires_grad=True)
+    with SavedTensorsRecorder() as rec:
+        _ = x @ w
+    assert {s.storage_ptr for s in rec.saved} == {x.untyped_storage().data_ptr(), w.untyped_storage().data_ptr()}
+    assert "storage_ptr" not in repr(rec.saved[0])
+
+
 def test_excluded_parameters_are_recorded_but_not_counted() -> None:
     x = torch.randn(2, 3, requires_grad=True)
     w = torch.randn(3, 5, requires_grad=True)

@@ -9,6 +9,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from cs336_lec2.flops import training_flops
 from cs336_lec2.memory import OPTIMIZER_STATES, PRECISIONS, training_memory
 from cs336_lec2.napkin import (
     SECONDS_PER_DAY,
@@ -18,12 +19,10 @@ from cs336_lec2.napkin import (
     training_days,
 )
 
-H100_BF16_DENSE = (
-    989.4e12  # FLOP/s, NVIDIA H100 SXM datasheet (dense bf16; 1979 TFLOP/s is with 2:4 sparsity)
-)
+H100_BF16_DENSE = 989.4e12  # FLOP/s, NVIDIA H100 SXM datasheet (dense bf16; 1979 TFLOP/s is with 2:4 sparsity)
 
-params = st.floats(min_value=1e3, max_value=1e13)
-tokens = st.floats(min_value=1e3, max_value=1e14)
+params = st.integers(min_value=1000, max_value=10**13)
+tokens = st.integers(min_value=1000, max_value=10**14)
 gpus = st.integers(min_value=1, max_value=100_000)
 peaks = st.floats(min_value=1e9, max_value=1e16)
 mfus = st.floats(min_value=1e-3, max_value=1.0)
@@ -38,6 +37,7 @@ class Peak:
 
 
 def test_the_lectures_70b_on_15t_tokens_example() -> None:
+    assert training_flops(70 * 10**9, 15 * 10**12) == 63 * 10**23  # the package's 6·N·D
     days = training_days(70e9, 15e12, 1024, H100_BF16_DENSE, 0.5)
     assert days == pytest.approx(6 * 70e9 * 15e12 / (1024 * H100_BF16_DENSE * 0.5) / 86_400)
     assert round(days) == 144
@@ -46,14 +46,14 @@ def test_the_lectures_70b_on_15t_tokens_example() -> None:
 
 
 @given(params, tokens, gpus, peaks, mfus)
-def test_days_are_flops_over_throughput(n: float, d: float, g: int, peak: float, mfu: float) -> None:
+def test_days_are_flops_over_throughput(n: int, d: int, g: int, peak: float, mfu: float) -> None:
     days = training_days(n, d, g, peak, mfu)
     assert days * SECONDS_PER_DAY * g * peak * mfu == pytest.approx(6 * n * d, rel=1e-12)
 
 
 @given(params, tokens, gpus, peaks, mfus, factors)
 def test_days_scale_linearly_with_work_and_inversely_with_throughput(
-    n: float, d: float, g: int, peak: float, mfu: float, k: int
+    n: int, d: int, g: int, peak: float, mfu: float, k: int
 ) -> None:
     days = training_days(n, d, g, peak, mfu)
     assert training_days(k * n, d, g, peak, mfu) == pytest.approx(k * days, rel=1e-12)
@@ -88,9 +88,7 @@ def test_bytes_per_param_of_each_recipe() -> None:
         "master_weights": 4,
         "optimizer_state": 8,
     }
-    assert (
-        bytes_per_param() == bytes_per_param("adamw", "fp32") == bytes_per_param("adam", "mixed_bf16") == 16
-    )
+    assert bytes_per_param() == bytes_per_param("adamw", "fp32") == bytes_per_param("adam", "mixed_bf16") == 16
     assert bytes_per_param("sgd", "fp32") == 8
     assert bytes_per_param("sgd_momentum", "fp32") == bytes_per_param("adagrad", "mixed_bf16") == 12
 
@@ -107,17 +105,24 @@ def test_bytes_per_param_agrees_with_the_memory_estimate(optimizer: str, precisi
 GOOD = {"num_params": 70e9, "num_tokens": 15e12, "num_gpus": 1024, "flop_per_sec_per_gpu": 1e15, "mfu": 0.5}
 
 
-@pytest.mark.parametrize("name", ["num_params", "num_tokens", "flop_per_sec_per_gpu", "mfu"])
+@pytest.mark.parametrize("name", ["flop_per_sec_per_gpu", "mfu"])
 @pytest.mark.parametrize("bad", [0, -1, -0.5, math.nan, math.inf])
-def test_training_days_rejects_non_positive_numbers(name: str, bad: float) -> None:
+def test_training_days_rejects_non_positive_rates(name: str, bad: float) -> None:
     with pytest.raises(ValueError, match=f"{name} must be a positive finite number"):
+        training_days(**{**GOOD, name: bad})
+
+
+@pytest.mark.parametrize("name", ["num_params", "num_tokens"])
+@pytest.mark.parametrize("bad", [0, -1, -5e9, 1.5, 70e9 + 0.5, math.nan, math.inf])
+def test_training_days_rejects_counts_that_are_not_positive_whole_numbers(name: str, bad: float) -> None:
+    with pytest.raises(ValueError, match=f"{name} must be a positive whole number"):
         training_days(**{**GOOD, name: bad})
 
 
 @pytest.mark.parametrize("name", ["num_params", "num_tokens", "flop_per_sec_per_gpu", "mfu"])
 @pytest.mark.parametrize("bad", ["1e9", None, True, [1.0]])
 def test_training_days_rejects_non_numbers(name: str, bad: object) -> None:
-    with pytest.raises(TypeError, match=f"{name} must be a positive number"):
+    with pytest.raises(TypeError, match=f"{name} must be a positive"):
         training_days(**{**GOOD, name: bad})
 
 

@@ -230,6 +230,8 @@ def test_cuda_block_bytes_rounds_up_to_512(nbytes) -> None:
 def test_cuda_block_bytes_examples() -> None:
     sizes = (0, 1, 4, 512, 513, 4 * 2**20)
     assert [cuda_block_bytes(n) for n in sizes] == [0, 512, 512, 512, 1024, 4 * 2**20]
+    assert cuda_block_bytes(np.int64(4000)) == 4096
+    assert contiguous_strides((np.int64(2), 3)) == (3, 1)
 
 
 @pytest.mark.skipif(not torch.cuda.is_available(), reason="needs CUDA")
@@ -297,15 +299,20 @@ def test_contiguous_strides_rejects_negative_sizes(shape, bad, data) -> None:
 
 
 def test_contiguous_strides_rejections() -> None:
-    with pytest.raises(ValueError, match=r"shape\[1\] must be a non-negative int, got 2.0"):
+    with pytest.raises(TypeError, match=r"shape\[1\] must be an int, got float 2.0"):
         contiguous_strides((3, 2.0))
-    with pytest.raises(ValueError, match=r"shape\[0\] must be a non-negative int, got True"):
+    with pytest.raises(TypeError, match=r"shape\[0\] must be an int, got bool True"):
         contiguous_strides((True,))
     with pytest.raises(TypeError, match="shape must be a tuple of non-negative ints, got int"):
         contiguous_strides(3)
 
 
-@pytest.mark.parametrize("bad", [-1, 1.5, True, "512", None])
-def test_cuda_block_bytes_rejections(bad) -> None:
-    with pytest.raises(ValueError, match="nbytes must be a non-negative int"):
+@pytest.mark.parametrize("bad", [1.5, True, "512", None, np.float64(4.0)])
+def test_cuda_block_bytes_rejects_non_ints(bad) -> None:
+    with pytest.raises(TypeError, match="nbytes must be an int, got"):
         cuda_block_bytes(bad)
+
+
+def test_cuda_block_bytes_rejects_negative_sizes() -> None:
+    with pytest.raises(ValueError, match="nbytes must be a non-negative int, got -1"):
+        cuda_block_bytes(-1)

@@ -241,7 +241,7 @@ def test_checkpoint_errors(tmp_path: Path) -> None:
         load_checkpoint(tmp_path / "missing.pt", model, opt)
     with pytest.raises(FileNotFoundError, match=r"the directory for checkpoint 'c\.pt' does not exist"):
         save_checkpoint(tmp_path / "nope" / "c.pt", model, opt, step=0)
-    with pytest.raises(TypeError, match=r"model must be a torch\.nn\.Module, got dict"):
+    with pytest.raises(TypeError, match=r"model must be a torch\.nn\.Module, got OrderedDict"):
         save_checkpoint(tmp_path / "c.pt", model.state_dict(), opt, step=0)  # type: ignore[arg-type]
     with pytest.raises(TypeError, match=r"optimizer must be a torch\.optim\.Optimizer, got dict"):
         load_checkpoint(tmp_path / "c.pt", model, opt.state_dict())  # type: ignore[arg-type]

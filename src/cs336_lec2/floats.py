@@ -9,8 +9,9 @@ stores it; :func:`round_to_format` computes the stored value from the layout alo
 Conversions follow torch: a Python float is first rounded to float32, then to the format, with
 round-to-nearest-even. Overflow gives infinity in the IEEE-style formats (fp32, tf32, fp16, bf16,
 fp8 E5M2). fp8 E4M3 ("FN": finite, no infinity) has no infinity to overflow to; torch 2.13
-*saturates* it: finite overflow and ±inf become ±448, NaN stays NaN (pytorch/pytorch#178817 made the
-CPU cast do this, as the CUDA cast already did; older CPU builds returned NaN past 464).
+*saturates* it: finite overflow and ±inf become ±448, NaN stays NaN. The CPU cast has done so since
+pytorch/pytorch#178817; older builds returned NaN on overflow. ``FORMATS["fp8_e4m3"].saturates``
+records the convention :func:`round_to_format` follows.
 """
 
 from __future__ import annotations
@@ -29,17 +30,27 @@ class FloatFormat:
 
     ``ieee_specials``: the all-ones exponent encodes inf (mantissa 0) and NaN, as in IEEE 754;
     otherwise (E4M3 "FN") it holds normal numbers and only the all-ones pattern ``S.1111.111`` is NaN.
-    ``saturates``: overflow gives ±max instead of ±inf. ``storage_bits`` is what one element occupies
-    in memory (TF32 keeps 19 significant bits inside a 32-bit float).
+    ``saturates``: overflow gives ±max instead of ±inf. ``total_bits`` is what one element occupies
+    in memory (TF32 keeps ``bit_width`` = 19 significant bits inside a 32-bit float).
     """
 
     name: str
     exponent_bits: int
     mantissa_bits: int
-    storage_bits: int
+    total_bits: int
     torch_dtype: torch.dtype | None
     ieee_specials: bool = True
     saturates: bool = False
+
+    def __post_init__(self) -> None:
+        # float32 carries every computation here, so a format may be at most as wide as it.
+        if not (isinstance(self.exponent_bits, int) and 2 <= self.exponent_bits <= 8):
+            raise ValueError(f"exponent_bits must be an int in [2, 8], got {self.exponent_bits!r}")
+        if not (isinstance(self.mantissa_bits, int) and 1 <= self.mantissa_bits <= 23):
+            raise ValueError(f"mantissa_bits must be an int in [1, 23], got {self.mantissa_bits!r}")
+        bits = self.total_bits
+        if not (isinstance(bits, int) and bits % 8 == 0 and bits >= self.bit_width):
+            raise ValueError(f"total_bits must be a multiple of 8 and >= bit_width {self.bit_width}, got {bits!r}")
 
     @property
     def bit_width(self) -> int:
@@ -47,14 +58,9 @@ class FloatFormat:
         return 1 + self.exponent_bits + self.mantissa_bits
 
     @property
-    def total_bits(self) -> int:
-        """Bits one element occupies in memory (32 for TF32, which is stored as a float32)."""
-        return self.storage_bits
-
-    @property
     def bytes_per_element(self) -> int:
         """Bytes one element occupies in memory."""
-        return self.storage_bits // 8
+        return self.total_bits // 8
 
     @property
     def bias(self) -> int:
@@ -220,6 +226,22 @@ class Decomposed:
         return f"{'-' if self.sign else '+'}{lead}.{self.mantissa_bits}b x 2^{self.exponent}"
 
 
+def _encode(value: float, f: FloatFormat) -> int:
+    """The bit pattern of ``value``, which must be a value of ``f`` (NaN gets the canonical pattern)."""
+    sign = 1 if math.copysign(1.0, value) < 0 else 0
+    all_ones, a = 2**f.exponent_bits - 1, abs(value)
+    if math.isnan(value):  # IEEE: quiet NaN (top mantissa bit); FN: S.1111.111
+        field, mantissa = all_ones, 2 ** (f.mantissa_bits - 1) if f.ieee_specials else 2**f.mantissa_bits - 1
+    elif math.isinf(value):
+        field, mantissa = all_ones, 0
+    elif a < f.min_normal:  # zero and subnormals: 0.M x 2**min_exponent
+        field, mantissa = 0, int(a / f.min_subnormal)
+    else:
+        exponent = math.frexp(a)[1] - 1
+        field, mantissa = exponent + f.bias, int((a / math.ldexp(1.0, exponent) - 1) * 2**f.mantissa_bits)
+    return (sign << (f.exponent_bits + f.mantissa_bits)) | (field << f.mantissa_bits) | mantissa
+
+
 def _torch_bits(x: float, dtype: torch.dtype) -> tuple[float, int]:
     """torch's stored value of ``x`` in ``dtype`` and its raw bit pattern as an unsigned int."""
     stored = torch.tensor(x, dtype=dtype)
@@ -231,8 +253,8 @@ def _torch_bits(x: float, dtype: torch.dtype) -> tuple[float, int]:
 def decompose(x: float, fmt: str | FloatFormat) -> Decomposed:
     """Split ``x`` into sign, exponent and mantissa as ``fmt`` stores it.
 
-    Formats with a torch dtype use torch's own cast (so ``stored_value`` equals
-    ``torch.tensor(x, dtype=...).item()``); TF32 uses :func:`round_to_format`.
+    Formats with a torch dtype use torch's own cast and bits (so ``stored_value`` equals
+    ``torch.tensor(x, dtype=...).item()``); TF32 and other formats use :func:`round_to_format`.
     """
     f = get_format(fmt)
     x = _check_real("x", x)
@@ -240,8 +262,7 @@ def decompose(x: float, fmt: str | FloatFormat) -> Decomposed:
         stored, bits = _torch_bits(x, f.torch_dtype)
     else:
         stored = round_to_format(x, f)
-        _, bits32 = _torch_bits(stored, torch.float32)  # exact: a TF32 value is a float32
-        bits = bits32 >> (23 - f.mantissa_bits)
+        bits = _encode(stored, f)
     m_bits, e_bits = f.mantissa_bits, f.exponent_bits
     field = (bits >> m_bits) & (2**e_bits - 1)
     is_nan, is_inf = math.isnan(stored), math.isinf(stored)
@@ -278,10 +299,8 @@ def _nonnegative_values(f: FloatFormat, a: float, b: float, limit: int) -> list[
     return values
 
 
-def representable_values(
-    fmt: str | FloatFormat, lo: float, hi: float, *, limit: int = 100_000
-) -> list[float]:
-    """Every finite value of ``fmt`` in ``[lo, hi]``, ascending; zero appears once.
+def representable_values(fmt: str | FloatFormat, lo: float, hi: float, *, limit: int = 100_000) -> list[float]:
+    """Every finite value of ``fmt`` in ``[lo, hi]``, ascending; zero appears once; bounds may be ±inf.
 
     Raises ``ValueError`` when there are more than ``limit`` of them (fp32 has 2**23 per binade).
     """
@@ -291,9 +310,10 @@ def representable_values(
         raise ValueError(f"lo must be <= hi, got lo={lo!r}, hi={hi!r}")
     if isinstance(limit, bool) or not isinstance(limit, int) or limit < 1:
         raise ValueError(f"limit must be a positive int, got {limit!r}")
-    negatives = (
-        [-v for v in reversed(_nonnegative_values(f, max(0.0, -hi), -lo, limit)) if v > 0] if lo < 0 else []
-    )
+    lo, hi = max(lo, -f.max), min(hi, f.max)  # an infinite bound means "to the end of the range"
+    if lo > hi:
+        return []
+    negatives = [-v for v in reversed(_nonnegative_values(f, max(0.0, -hi), -lo, limit)) if v > 0] if lo < 0 else []
     positives = _nonnegative_values(f, max(0.0, lo), hi, limit) if hi >= 0 else []
     if len(negatives) + len(positives) > limit:
         raise ValueError(f"more than limit={limit} {f.name} values in [{lo}, {hi}]; narrow the range")

@@ -179,7 +179,11 @@ def optimizer_state_bytes(optimizer: torch.optim.Optimizer) -> int:
 
 @dataclass(frozen=True)
 class SavedTensor:
-    """One tensor autograd saved for backward: its shape, dtype, device and its storage's bytes."""
+    """One tensor autograd saved for backward: its shape, dtype, device and its storage's bytes.
+
+    ``storage_ptr`` is the storage's address, kept so a caller can match a record to a tensor it
+    holds (``t.untyped_storage().data_ptr()``); it is left out of the ``repr``.
+    """
 
     shape: tuple[int, ...]
     dtype: torch.dtype
@@ -187,6 +191,7 @@ class SavedTensor:
     storage_bytes: int
     excluded: bool  # its storage belongs to an excluded tensor (a parameter)
     first_use: bool  # the first time this storage was saved inside the recorder
+    storage_ptr: int = field(default=0, repr=False)
 
 
 class SavedTensorsRecorder:
@@ -217,7 +222,7 @@ class SavedTensorsRecorder:
         self._seen.add(key)
         self._alive.append(t)
         self.saved.append(
-            SavedTensor(tuple(t.shape), t.dtype, str(t.device), key[2], key in self._excluded, first)
+            SavedTensor(tuple(t.shape), t.dtype, str(t.device), key[2], key in self._excluded, first, key[1])
         )
         return t
 

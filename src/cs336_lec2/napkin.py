@@ -12,6 +12,7 @@ import numbers
 from fractions import Fraction
 from typing import SupportsFloat
 
+from .flops import training_flops
 from .memory import OPTIMIZER_STATES, PRECISIONS
 
 SECONDS_PER_DAY = 86_400
@@ -35,22 +36,32 @@ def _positive_int(name: str, value: object) -> int:
     return int(value)
 
 
+def _positive_count(name: str, value: object) -> int:
+    """A count given as an int or a whole float such as ``70e9``, as an int; else a clear error."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Real):
+        raise TypeError(f"{name} must be a positive whole number, got {type(value).__name__} {value!r}")
+    if not (math.isfinite(value) and value > 0 and value == int(value)):
+        raise ValueError(f"{name} must be a positive whole number, got {value!r}")
+    return int(value)
+
+
 def training_days(
-    num_params: float,
-    num_tokens: float,
+    num_params: int | float,
+    num_tokens: int | float,
     num_gpus: int,
     flop_per_sec_per_gpu: float | SupportsFloat,
     mfu: float,
 ) -> float:
     """Days to train: ``6·N·D / (num_gpus · flop_per_sec_per_gpu · mfu) / 86400``.
 
+    ``num_params`` and ``num_tokens`` are counts: ints, or whole floats such as ``70e9``.
     ``flop_per_sec_per_gpu`` is a peak in FLOP/s (a float, or anything with ``__float__`` such as
     the ``Peak`` that :func:`cs336_lec2.hardware.peak_flops` returns); ``mfu`` (model FLOPs
     utilization) is the fraction of that peak the run achieves, in ``(0, 1]``.
     """
     # 6·N·D: 2 FLOPs per parameter per token forward, 4 backward (the optimizer's few FLOPs per
-    # parameter per *step* are negligible). Inline until cs336_lec2.flops.training_flops exists.
-    flops = 6 * _positive_real("num_params", num_params) * _positive_real("num_tokens", num_tokens)
+    # parameter per *step* are negligible next to it).
+    flops = training_flops(_positive_count("num_params", num_params), _positive_count("num_tokens", num_tokens))
     gpus = _positive_int("num_gpus", num_gpus)
     peak = _positive_real("flop_per_sec_per_gpu", flop_per_sec_per_gpu)
     utilization = _positive_real("mfu", mfu)

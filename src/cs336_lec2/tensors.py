@@ -37,14 +37,25 @@ def _check_strided(x: object, name: str = "x") -> torch.Tensor:
     return x
 
 
+def _as_int(value: object, name: str) -> int:
+    """``value`` as a Python int (numpy integers included); bools and floats raise ``TypeError``."""
+    if isinstance(value, bool):
+        raise TypeError(f"{name} must be an int, got bool {value!r}")
+    try:
+        return operator.index(value)  # type: ignore[arg-type]
+    except TypeError:
+        raise TypeError(f"{name} must be an int, got {type(value).__name__} {value!r}") from None
+
+
 def _check_shape(shape: object, name: str = "shape") -> tuple[int, ...]:
     """``shape`` as a tuple of non-negative ints (a ``torch.Size``, tuple or list)."""
     if not isinstance(shape, (tuple, list)):
         raise TypeError(f"{name} must be a tuple of non-negative ints, got {type(shape).__name__}")
-    for i, size in enumerate(shape):
-        if isinstance(size, bool) or not isinstance(size, int) or size < 0:
+    sizes = tuple(_as_int(size, f"{name}[{i}]") for i, size in enumerate(shape))
+    for i, size in enumerate(sizes):
+        if size < 0:
             raise ValueError(f"{name}[{i}] must be a non-negative int, got {size!r}")
-    return tuple(shape)
+    return sizes
 
 
 def memory_bytes(x: torch.Tensor) -> int:
@@ -111,12 +122,7 @@ def element_offset(x: torch.Tensor, index: Sequence[int]) -> int:
         )
     offset = x.storage_offset()
     for dim, (entry, size, stride) in enumerate(zip(index, x.shape, x.stride(), strict=True)):
-        if isinstance(entry, bool):
-            raise TypeError(f"index[{dim}] must be an int, got bool {entry!r}")
-        try:
-            i = operator.index(entry)
-        except TypeError:
-            raise TypeError(f"index[{dim}] must be an int, got {type(entry).__name__}") from None
+        i = _as_int(entry, f"index[{dim}]")
         if not -size <= i < size:
             raise IndexError(f"index[{dim}]={i} is out of range for dimension {dim} of size {size}")
         offset += (i % size) * stride
@@ -163,8 +169,10 @@ def cuda_block_bytes(nbytes: int) -> int:
 
     The CUDA caching allocator rounds each request up to a multiple of :data:`CUDA_BLOCK_BYTES`
     (512); an empty tensor allocates nothing. This is a lower bound for requests over 1 MiB, where
-    the allocator may hand out a whole cached block that it does not split (up to 1 MiB more).
+    the allocator may hand out a whole cached block that it does not split: up to 1 MiB more
+    (kSmallSize in c10/cuda/CUDACachingAllocator.cpp: blocks of the large pool are split only when over 1 MiB remains).
     """
-    if isinstance(nbytes, bool) or not isinstance(nbytes, int) or nbytes < 0:
+    nbytes = _as_int(nbytes, "nbytes")
+    if nbytes < 0:
         raise ValueError(f"nbytes must be a non-negative int, got {nbytes!r}")
     return -(-nbytes // CUDA_BLOCK_BYTES) * CUDA_BLOCK_BYTES

@@ -26,7 +26,7 @@ import numpy as np
 import torch
 import torch.nn.functional as F
 from torch import nn
-from tqdm.auto import tqdm
+from tqdm import tqdm  # plain tqdm: tqdm.auto warns on stderr in Jupyter without ipywidgets
 
 from .device import get_device
 from .models import Cruncher

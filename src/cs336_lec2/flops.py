@@ -1,0 +1,143 @@
+"""Counting FLOPs (by formula and by torch's FlopCounterMode) and turning them into MFU.
+
+A FLOP here is one floating-point add or multiply, so a multiply-accumulate is 2 FLOPs and an
+``(m, k) @ (k, n)`` matmul costs ``2·m·k·n``: each of the ``m·n`` outputs is a dot product of
+length ``k``, i.e. ``k`` multiplies and ``k`` adds when the accumulator starts from zero (the
+hardware's FMA does exactly that), which is why the count is ``2k`` and not ``2k - 1``.
+"""
+
+from __future__ import annotations
+
+import math
+import numbers
+from collections.abc import Callable
+from typing import Any
+
+import torch
+from torch.utils.flop_counter import FlopCounterMode
+
+from .hardware import Peak
+
+
+class ImplausibleMFUError(ValueError):
+    """An MFU above 1: the measurement or the peak it was divided by is wrong."""
+
+
+def _count(name: str, value: object) -> int:
+    """A non-negative integer count (ints, or floats such as ``70e9`` that hold a whole number)."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Real):
+        raise TypeError(f"{name} must be a non-negative integer, got {type(value).__name__} {value!r}")
+    if not math.isfinite(value) or value < 0 or value != int(value):
+        raise ValueError(f"{name} must be a non-negative integer, got {value!r}")
+    return int(value)
+
+
+def _positive(name: str, value: object) -> float:
+    if isinstance(value, bool) or not isinstance(value, numbers.Real):
+        raise TypeError(f"{name} must be a positive number, got {type(value).__name__} {value!r}")
+    if not (math.isfinite(value) and value > 0):
+        raise ValueError(f"{name} must be a positive finite number, got {value!r}")
+    return float(value)
+
+
+def matmul_flops(m: int, k: int, n: int) -> int:
+    """FLOPs of an ``(m, k) @ (k, n)`` matmul: ``2·m·k·n`` (one multiply and one add per term)."""
+    return 2 * _count("m", m) * _count("k", k) * _count("n", n)
+
+
+def linear_forward_flops(batch: int, in_dim: int, out_dim: int) -> int:
+    """FLOPs of ``x @ w`` for ``x`` of shape ``(batch, in_dim)`` and ``w`` of ``(in_dim, out_dim)``."""
+    return matmul_flops(batch, in_dim, out_dim)
+
+
+def linear_backward_flops(batch: int, in_dim: int, out_dim: int, *, input_grad: bool = True) -> int:
+    """FLOPs of the backward pass of ``x @ w``: ``w.grad = xᵀ·dy`` and, if ``input_grad``, ``dx = dy·wᵀ``.
+
+    Each is a matmul of the forward's size, so backward is twice the forward, except for a first
+    layer whose input needs no gradient (``input_grad=False``): then it equals the forward.
+    """
+    weight_grad = matmul_flops(in_dim, batch, out_dim)
+    return weight_grad + (matmul_flops(batch, out_dim, in_dim) if input_grad else 0)
+
+
+def training_flops(num_params: int, num_tokens: int) -> int:
+    """FLOPs to train ``num_params`` parameters on ``num_tokens`` tokens: ``6·N·D``.
+
+    2 per parameter per token forward, 4 backward; it ignores attention's sequence-length terms,
+    elementwise work and the optimizer, which is why it is a rule of thumb.
+    """
+    return 6 * _count("num_params", num_params) * _count("num_tokens", num_tokens)
+
+
+def count_flops(fn: Callable[..., Any], *args: Any, **kwargs: Any) -> int:
+    """Run ``fn(*args, **kwargs)`` under ``torch.utils.flop_counter.FlopCounterMode``; its total FLOPs.
+
+    FlopCounterMode counts the ops it has formulas for (matmuls, convolutions, attention) and
+    nothing elementwise; a backward pass run inside ``fn`` is counted too.
+    """
+    return sum(flop_breakdown(fn, *args, **kwargs).values())
+
+
+def flop_breakdown(fn: Callable[..., Any], *args: Any, **kwargs: Any) -> dict[str, int]:
+    """Like :func:`count_flops`, but the FLOPs per operator (e.g. ``{"aten.mm": 2048}``)."""
+    if not callable(fn):
+        raise TypeError(f"fn must be callable, got {type(fn).__name__}")
+    counter = FlopCounterMode(display=False)
+    with counter:
+        fn(*args, **kwargs)
+    totals = counter.get_flop_counts().get("Global", {})
+    return {str(op).removesuffix(".default"): int(n) for op, n in totals.items()}
+
+
+def arithmetic_intensity(m: int, k: int, n: int, bytes_per_element: int | torch.dtype) -> float:
+    """FLOPs per byte of an ``(m, k) @ (k, n)`` matmul that reads A and B once and writes C once."""
+    if isinstance(bytes_per_element, torch.dtype):
+        bytes_per_element = bytes_per_element.itemsize
+    size = _positive("bytes_per_element", bytes_per_element)
+    moved = (_count("m", m) * _count("k", k) + k * _count("n", n) + m * n) * size
+    if moved == 0:
+        raise ValueError(f"a ({m}, {k}) @ ({k}, {n}) matmul moves no data; its intensity is undefined")
+    return matmul_flops(m, k, n) / moved
+
+
+def roofline(intensity: float, peak: float | Peak, bandwidth: float) -> float:
+    """Attainable FLOP/s at an arithmetic ``intensity`` (FLOP/byte): ``min(peak, intensity·bandwidth)``."""
+    if isinstance(intensity, bool) or not isinstance(intensity, numbers.Real) or not intensity >= 0:
+        raise ValueError(f"intensity must be a non-negative number of FLOPs per byte, got {intensity!r}")
+    top = _positive("peak", float(peak) if isinstance(peak, Peak) else peak)
+    return min(top, float(intensity) * _positive("bandwidth", bandwidth))
+
+
+def mfu(flops: float, seconds: float, peak: float | Peak) -> float:
+    """Model FLOPs utilization: ``flops / seconds / peak``, a fraction in ``[0, 1]``.
+
+    ``peak`` is a :class:`~cs336_lec2.hardware.Peak` or a float in FLOP/s (taken as a datasheet
+    figure). A result above 1 is never a number to report: it raises :class:`ImplausibleMFUError`,
+    naming the likely causes (against an estimated peak: that the estimate is too low).
+    """
+    if isinstance(flops, bool) or not isinstance(flops, numbers.Real) or not math.isfinite(flops) or flops < 0:
+        raise ValueError(f"flops must be a non-negative finite number of FLOPs, got {flops!r}")
+    secs = _positive("seconds", seconds)
+    if isinstance(peak, Peak):
+        top, is_estimate = _positive("peak", peak.flops), peak.is_estimate
+        what = f"{peak.dtype} peak of {peak.device_name}"
+    else:
+        top, is_estimate, what = _positive("peak", peak), False, "peak"
+    achieved = flops / secs
+    ratio = achieved / top
+    if ratio > 1:
+        told = f"MFU {ratio:.3g} > 1: {achieved:.4g} FLOP/s measured against a {what} of {top:.4g} FLOP/s. "
+        if is_estimate:
+            raise ImplausibleMFUError(
+                told + "The peak is an ESTIMATE and it is too low for this machine (a higher boost clock, "
+                "more threads or wider vector units than assumed); pass a documented or measured peak "
+                "with peak_flops(..., override=...)."
+            )
+        raise ImplausibleMFUError(
+            told + "Likely causes: a peak for the wrong dtype (a bf16 or TF32 run divided by the fp32 "
+            "peak), dense FLOPs credited to a 2:4-sparse kernel that skips half of them (compare it with "
+            "the sparse figure instead), a timing that missed torch.cuda.synchronize() or warm-up (so it "
+            "measured a kernel launch, not the work), or FLOPs counted wrongly (e.g. a backward pass "
+            "counted that never ran)."
+        )
+    return ratio

@@ -1,0 +1,125 @@
+"""Timing GPU and CPU work correctly: warm up first, and on CUDA wait for the kernels to finish.
+
+CUDA calls return as soon as the kernel is *queued*, so a wall-clock timer around ``a @ b``
+measures the launch, not the matmul. :func:`benchmark` records CUDA events on the stream around
+each call and synchronizes before reading them; on the CPU the work is done when the call returns,
+and ``time.perf_counter`` is the right clock. Warm-up runs absorb one-off costs (CUDA context and
+cuBLAS handle creation, kernel selection, allocator growth, cold caches).
+"""
+
+from __future__ import annotations
+
+import numbers
+import statistics
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+import torch
+
+from .device import get_device
+
+
+@dataclass(frozen=True)
+class Timing:
+    """The wall-clock seconds of each timed repeat, with their summary statistics (seconds)."""
+
+    times: tuple[float, ...]
+
+    def __post_init__(self) -> None:
+        if not self.times:
+            raise ValueError("times must hold at least one measurement")
+        if any(not t >= 0 for t in self.times):
+            raise ValueError(f"times must be non-negative seconds, got {self.times!r}")
+
+    @property
+    def median(self) -> float:
+        """Median seconds: the robust summary on a shared machine."""
+        return statistics.median(self.times)
+
+    @property
+    def min(self) -> float:
+        """Fastest repeat in seconds: the least disturbed run."""
+        return min(self.times)
+
+    @property
+    def max(self) -> float:
+        """Slowest repeat in seconds."""
+        return max(self.times)
+
+    @property
+    def mean(self) -> float:
+        """Mean seconds (sensitive to outliers; prefer the median)."""
+        return statistics.fmean(self.times)
+
+
+def _non_negative_int(name: str, value: object, minimum: int) -> int:
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
+        raise TypeError(f"{name} must be an int >= {minimum}, got {type(value).__name__} {value!r}")
+    if value < minimum:
+        raise ValueError(f"{name} must be an int >= {minimum}, got {value!r}")
+    return int(value)
+
+
+def benchmark(
+    fn: Callable[[], Any],
+    *,
+    warmup: int = 3,
+    repeats: int = 10,
+    device: str | torch.device | None = None,
+) -> Timing:
+    """Time ``fn()`` ``repeats`` times after ``warmup`` untimed calls; returns a :class:`Timing` in seconds.
+
+    ``device`` (None: the "auto" device) selects the clock: on CUDA, events recorded on the current
+    stream around each call, read after ``torch.cuda.synchronize()``; elsewhere ``time.perf_counter``.
+    """
+    if not callable(fn):
+        raise TypeError(f"fn must be callable (a function taking no arguments), got {type(fn).__name__}")
+    warmup = _non_negative_int("warmup", warmup, 0)
+    repeats = _non_negative_int("repeats", repeats, 1)
+    dev = get_device("auto" if device is None else device)
+    for _ in range(warmup):
+        fn()
+    if dev.type == "cuda":
+        with torch.cuda.device(dev):
+            torch.cuda.synchronize()  # nothing queued before us may land inside the first timing
+            pairs = []
+            for _ in range(repeats):
+                start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+                start.record()
+                fn()
+                end.record()
+                pairs.append((start, end))
+            torch.cuda.synchronize()
+            return Timing(tuple(start.elapsed_time(end) / 1e3 for start, end in pairs))  # ms -> s
+    times = []
+    for _ in range(repeats):
+        begin = time.perf_counter()
+        fn()
+        times.append(time.perf_counter() - begin)
+    return Timing(tuple(times))
+
+
+def copy_bandwidth(
+    device: str | torch.device | None = None,
+    nbytes: int | None = None,
+    *,
+    warmup: int = 2,
+    repeats: int = 5,
+) -> float:
+    """Measured memory bandwidth in bytes/s: a device-to-device copy, counting bytes read + written.
+
+    ``nbytes`` is the size of the buffer copied (default 256 MiB on CUDA, 64 MiB on the CPU: well
+    beyond the caches, so the copy streams from memory). The median repeat is used.
+    """
+    dev = get_device("auto" if device is None else device)
+    if nbytes is None:
+        nbytes = 2**28 if dev.type == "cuda" else 2**26
+    nbytes = _non_negative_int("nbytes", nbytes, 1)
+    src = torch.ones(nbytes, dtype=torch.uint8, device=dev)
+    dst = torch.empty_like(src)
+    timing = benchmark(lambda: dst.copy_(src), warmup=warmup, repeats=repeats, device=dev)
+    if timing.median <= 0:
+        raise RuntimeError(f"a {nbytes}-byte copy timed at {timing.median} s: the clock is too coarse")
+    return 2 * nbytes / timing.median

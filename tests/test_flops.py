@@ -1,0 +1,154 @@
+from __future__ import annotations
+
+import pytest
+import torch
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from cs336_lec2.flops import (
+    ImplausibleMFUError,
+    arithmetic_intensity,
+    count_flops,
+    flop_breakdown,
+    linear_backward_flops,
+    linear_forward_flops,
+    matmul_flops,
+    mfu,
+    roofline,
+    training_flops,
+)
+from cs336_lec2.hardware import Peak
+
+dims = st.integers(0, 10**6)
+small = st.integers(1, 24)
+
+
+@given(dims, dims, dims)
+def test_matmul_flops_is_two_m_k_n(m, k, n):
+    assert matmul_flops(m, k, n) == 2 * m * k * n
+    assert isinstance(matmul_flops(m, k, n), int)
+
+
+@given(small, small, small)
+@settings(max_examples=30)
+def test_flop_counter_agrees_with_the_formula(m, k, n):
+    gen = torch.Generator().manual_seed(m * 10_000 + k * 100 + n)
+    a, b = torch.randn(m, k, generator=gen), torch.randn(k, n, generator=gen)
+    assert count_flops(torch.matmul, a, b) == matmul_flops(m, k, n)
+
+
+@given(small, small, small, st.booleans())
+@settings(max_examples=20)
+def test_linear_backward_flops_match_autograd(batch, d_in, d_out, input_grad):
+    x = torch.randn(batch, d_in, requires_grad=input_grad)
+    w = torch.randn(d_in, d_out, requires_grad=True)
+
+    def step():
+        (x @ w).sum().backward()
+
+    expected = linear_forward_flops(batch, d_in, d_out) + linear_backward_flops(batch, d_in, d_out,
+                                                                                 input_grad=input_grad)
+    assert count_flops(step) == expected
+    assert linear_backward_flops(batch, d_in, d_out) == 2 * linear_forward_flops(batch, d_in, d_out)
+
+
+def test_count_flops_passes_arguments_and_breaks_down_by_op():
+    a, b = torch.ones(4, 8), torch.ones(8, 2)
+    assert count_flops(lambda x, *, y: x @ y, a, y=b) == 2 * 4 * 8 * 2
+    assert flop_breakdown(torch.mm, a, b) == {"aten.mm": 128}
+    assert count_flops(torch.relu, a) == 0  # elementwise work is not counted
+
+
+@pytest.mark.parametrize("fn", [None, 3, "torch.mm"])
+def test_count_flops_rejects_non_callables(fn):
+    with pytest.raises(TypeError, match="fn must be callable"):
+        count_flops(fn)
+
+
+@given(st.integers(0, 10**12), st.integers(0, 10**13))
+def test_training_flops_is_six_n_d(n, d):
+    assert training_flops(n, d) == 6 * n * d
+
+
+def test_training_flops_accepts_whole_floats():
+    assert training_flops(70e9, 15e12) == 6 * 70 * 10**9 * 15 * 10**12
+
+
+@pytest.mark.parametrize(("args", "error"), [
+    ((-1, 2, 3), ValueError), ((1, 2.5, 3), ValueError), ((1, float("nan"), 3), ValueError),
+    ((True, 2, 3), TypeError), (("4", 2, 3), TypeError), ((None, 2, 3), TypeError),
+])
+def test_matmul_flops_rejects_bad_sizes(args, error):
+    with pytest.raises(error, match="must be a non-negative integer"):
+        matmul_flops(*args)
+
+
+@pytest.mark.parametrize(("n", "d"), [(-1, 5), (5, -1), (1.5, 2), (float("inf"), 2)])
+def test_training_flops_rejects_bad_counts(n, d):
+    with pytest.raises(ValueError, match=r"num_params|num_tokens"):
+        training_flops(n, d)
+
+
+def test_arithmetic_intensity():
+    # Square fp32 matmul: 2n³ FLOPs over 3n² elements × 4 bytes = n/6 FLOP/byte.
+    assert arithmetic_intensity(1536, 1536, 1536, 4) == pytest.approx(1536 / 6)
+    assert arithmetic_intensity(1536, 1536, 1536, torch.bfloat16) == pytest.approx(1536 / 3)
+    # A matrix-vector product stays near 1 FLOP per 2-byte element whatever its size.
+    assert arithmetic_intensity(8192, 8192, 1, torch.bfloat16) < 1.0
+
+
+@given(small, small, small, st.sampled_from([1, 2, 4, 8]))
+def test_intensity_grows_no_faster_than_the_smallest_dimension(m, k, n, size):
+    assert arithmetic_intensity(m, k, n, size) <= 2 * min(m, k, n) / size
+
+
+@pytest.mark.parametrize(("args", "match"), [
+    ((4, 4, 4, 0), "bytes_per_element"), ((4, 4, 4, -2), "bytes_per_element"),
+    ((0, 0, 0, 4), "moves no data"), ((-4, 4, 4, 4), "non-negative integer"),
+])
+def test_arithmetic_intensity_rejects_bad_input(args, match):
+    with pytest.raises(ValueError, match=match):
+        arithmetic_intensity(*args)
+
+
+def test_roofline_is_the_lower_of_the_two_roofs():
+    assert roofline(10, 100e12, 2e12) == 20e12  # memory-bound
+    assert roofline(1000, 100e12, 2e12) == 100e12  # compute-bound
+    assert roofline(1000, Peak(50e12, "bf16", "x", "s", False), 2e12) == 50e12
+    for bad in ((-1, 1e12, 1e9), (1, 0, 1e9), (1, 1e12, -1)):
+        with pytest.raises(ValueError):
+            roofline(*bad)
+
+
+def test_mfu_is_achieved_over_peak():
+    assert mfu(1e12, 2.0, 1e12) == 0.5
+    assert mfu(0, 1.0, 1e12) == 0.0
+    assert mfu(3e12, 1.0, Peak(6e12, "fp32", "cpu", "estimate", True)) == 0.5
+
+
+def test_mfu_above_one_against_a_datasheet_peak_names_the_causes():
+    # The classic slip: a bf16 rate (989.4 TFLOP/s at 100%) divided by the fp32 peak of 67 TFLOP/s.
+    with pytest.raises(ImplausibleMFUError, match=r"wrong dtype.*synchronize") as info:
+        mfu(989.4e12 * 0.7, 1.0, 67e12)
+    assert "MFU 10.3 > 1" in str(info.value)
+    assert issubclass(ImplausibleMFUError, ValueError)
+
+
+def test_mfu_above_one_against_an_estimate_blames_the_estimate():
+    with pytest.raises(ImplausibleMFUError, match=r"ESTIMATE and it is too low.*override"):
+        mfu(2e11, 1.0, Peak(1e11, "fp32", "AMD EPYC", "estimate", True))
+
+
+@pytest.mark.parametrize(("args", "match"), [
+    ((1e12, 0, 1e12), "seconds"), ((1e12, -1, 1e12), "seconds"), ((1e12, float("nan"), 1e12), "seconds"),
+    ((-1, 1, 1e12), "flops"), ((float("inf"), 1, 1e12), "flops"), ((True, 1, 1e12), "flops"),
+    ((1e12, 1, 0), "peak"), ((1e12, 1, -5e12), "peak"), ((1e12, 1, Peak(0.0, "fp32", "x", "s", False)), "peak"),
+])
+def test_mfu_rejects_bad_input(args, match):
+    with pytest.raises(ValueError, match=match):
+        mfu(*args)
+
+
+def test_mfu_rejects_non_numbers():
+    with pytest.raises(TypeError, match="seconds"):
+        mfu(1e12, "1 s", 1e12)  # type: ignore[arg-type]

@@ -1,0 +1,89 @@
+from __future__ import annotations
+
+import time
+
+import pytest
+import torch
+from hypothesis import given
+from hypothesis import strategies as st
+from torch.utils.benchmark import Timer
+
+from cs336_lec2.timing import Timing, benchmark, copy_bandwidth
+
+
+@given(st.lists(st.floats(0, 10, allow_nan=False), min_size=1, max_size=20))
+def test_timing_statistics(times):
+    timing = Timing(tuple(times))
+    assert timing.min <= timing.median <= timing.max
+    assert timing.min <= timing.mean <= timing.max
+    assert timing.times == tuple(times)
+
+
+@pytest.mark.parametrize("bad", [(), (1.0, -0.5), (float("nan"),)])
+def test_timing_rejects_empty_or_negative(bad):
+    with pytest.raises(ValueError, match="times"):
+        Timing(bad)
+
+
+def test_benchmark_runs_warmup_then_repeats():
+    calls = []
+    timing = benchmark(lambda: calls.append(1), warmup=2, repeats=5, device="cpu")
+    assert len(calls) == 7 and len(timing.times) == 5
+
+
+def test_benchmark_measures_seconds():
+    timing = benchmark(lambda: time.sleep(0.02), warmup=0, repeats=3, device="cpu")
+    assert timing.min >= 0.02 and timing.median < 1.0
+
+
+def test_warmup_is_not_timed():
+    state = {"first": True}
+
+    def slow_first_call():
+        if state.pop("first", False):
+            time.sleep(0.2)
+
+    assert benchmark(slow_first_call, warmup=1, repeats=3, device="cpu").max < 0.1
+
+
+def test_benchmark_agrees_with_torch_utils_benchmark():
+    a = torch.randn(256, 256, generator=torch.Generator().manual_seed(0))
+    ours = benchmark(lambda: a @ a, warmup=3, repeats=15, device="cpu").median
+    theirs = Timer("a @ a", globals={"a": a}, num_threads=torch.get_num_threads()).blocked_autorange(
+        min_run_time=0.3).median
+    # Same work, same threads; the machine is shared, so only a generous factor is meaningful.
+    assert theirs / 5 < ours < theirs * 5
+
+
+@pytest.mark.parametrize(("kwargs", "error", "match"), [
+    (dict(repeats=0), ValueError, "repeats"), (dict(repeats=-3), ValueError, "repeats"),
+    (dict(warmup=-1), ValueError, "warmup"), (dict(repeats=2.0), TypeError, "repeats"),
+    (dict(warmup=True), TypeError, "warmup"), (dict(device="gpu"), ValueError, "preference"),
+])
+def test_benchmark_rejects_bad_arguments(kwargs, error, match):
+    with pytest.raises(error, match=match):
+        benchmark(lambda: None, **kwargs)
+
+
+@pytest.mark.parametrize("fn", [None, 42, "a @ b"])
+def test_benchmark_rejects_non_callables(fn):
+    with pytest.raises(TypeError, match="fn must be callable"):
+        benchmark(fn)
+
+
+def test_benchmark_on_cuda_without_cuda_is_a_clear_error(monkeypatch):
+    monkeypatch.setattr(torch.cuda, "is_available", lambda: False)
+    with pytest.raises(RuntimeError, match="asks for CUDA"):
+        benchmark(lambda: None, device="cuda")
+
+
+def test_copy_bandwidth_is_plausible():
+    bandwidth = copy_bandwidth("cpu", nbytes=2**24, repeats=3)
+    # Anything from a slow shared VM (~1 GB/s) to a big server's memory system (~1 TB/s).
+    assert 1e8 < bandwidth < 2e12
+
+
+@pytest.mark.parametrize(("nbytes", "error"), [(0, ValueError), (-8, ValueError), (1.5, TypeError)])
+def test_copy_bandwidth_rejects_bad_sizes(nbytes, error):
+    with pytest.raises(error, match="nbytes"):
+        copy_bandwidth("cpu", nbytes=nbytes)
