@@ -201,10 +201,10 @@ class SavedTensorsRecorder:
     ``exclude`` (pass ``model.parameters()``: weights are not activations) are recorded but not
     counted. :attr:`bytes` counts each storage once — ``relu`` saves its output, and when the next
     matmul saves that same output as its input it costs nothing more. Under ``torch.autocast`` the
-    saved weight is a low-precision COPY with a storage of its own, so it is counted: that copy really
-    is held until backward. The recorder holds the saved
-    tensors until the block ends (so a freed address cannot be reused and mistaken for one already
-    seen), then keeps only their description; record one forward pass at a time.
+    saved weight is a low-precision COPY with a storage of its own, so it is counted: that copy
+    really is held until backward. The recorder holds the saved tensors until the block ends (so a
+    freed address cannot be reused and mistaken for one already seen), then keeps only their
+    descriptions in :attr:`saved`; record one forward pass at a time.
     """
 
     def __init__(self, exclude: Iterable[torch.Tensor] = ()) -> None:
