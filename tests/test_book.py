@@ -65,6 +65,12 @@ def test_each_edition_keeps_its_half_of_a_bilingual_caption():
     assert "caption: Chapters\n" in edition_toc(toc, "en")
 
 
+def test_chinese_pages_are_not_hard_wrapped():
+    cjk_break = re.compile(r"[\u3000-\u303f\u4e00-\u9fff\uff00-\uffef][ \t]*\n[ \t]*[\u3000-\u303f\u4e00-\u9fff\uff00-\uffef]")
+    for page in (ROOT / "book" / "zh").glob("*.md"):
+        assert not cjk_break.search(page.read_text(encoding="utf-8")), f"{page.name}: a line break renders as a space"
+
+
 def test_landing_page_offers_both_editions():
     html = landing_page()
     assert 'href="en/index.html"' in html and 'href="zh/index.html"' in html

@@ -13,6 +13,8 @@ ROOT = Path(__file__).resolve().parent.parent
 CHAPTERS = sorted((ROOT / "notebooks").glob("[0-9][0-9]_*.ipynb"))
 HEADING = re.compile(r"^(#{1,6})\s", re.M)
 CJK = re.compile(r"[\u4e00-\u9fff]")
+# A line break between two CJK characters renders as a stray space in HTML: Chinese prose is not hard-wrapped.
+CJK_BREAK = re.compile(r"[\u3000-\u303f\u4e00-\u9fff\uff00-\uffef][ \t]*\n[ \t]*[\u3000-\u303f\u4e00-\u9fff\uff00-\uffef]")
 MACHINE_PATH = re.compile(r"(/root/|/tmp/|/home/|site-packages|/Users/|[A-Z]:\\\\)")
 ADDRESS = re.compile(r"\b0x[0-9a-fA-F]{6,}\b")
 INSTALL_CELL = """\
@@ -84,6 +86,7 @@ def test_bilingual_pairs(notebook):
             assert zh.cell_type == "markdown" and "lang-zh" in tags(zh), f"cell {i}: no lang-zh cell follows"
             assert HEADING.findall(cell.source) == HEADING.findall(zh.source), f"cell {i}: heading levels differ"
             assert CJK.search(zh.source), f"cell {i + 1}: the Chinese cell has no Chinese"
+            assert not CJK_BREAK.search(zh.source), f"cell {i + 1}: Chinese hard-wrapped (renders as a space)"
             assert len(CJK.findall(cell.source)) < 0.05 * len(cell.source), f"cell {i}: English cell is Chinese"
         else:
             assert "lang-en" in tags(cells[i - 1]), f"cell {i}: lang-zh cell without its lang-en cell"
