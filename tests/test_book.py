@@ -66,7 +66,8 @@ def test_each_edition_keeps_its_half_of_a_bilingual_caption():
 
 
 def test_chinese_pages_are_not_hard_wrapped():
-    cjk_break = re.compile(r"[\u3000-\u303f\u4e00-\u9fff\uff00-\uffef][ \t]*\n[ \t]*[\u3000-\u303f\u4e00-\u9fff\uff00-\uffef]")
+    cjk = r"[\u3000-\u303f\u4e00-\u9fff\uff00-\uffef]"  # ideographs, CJK and full-width punctuation
+    cjk_break = re.compile(cjk + r"[ \t]*\n[ \t]*" + cjk)
     for page in (ROOT / "book" / "zh").glob("*.md"):
         assert not cjk_break.search(page.read_text(encoding="utf-8")), f"{page.name}: a line break renders as a space"
 

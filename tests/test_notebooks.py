@@ -14,7 +14,8 @@ CHAPTERS = sorted((ROOT / "notebooks").glob("[0-9][0-9]_*.ipynb"))
 HEADING = re.compile(r"^(#{1,6})\s", re.M)
 CJK = re.compile(r"[\u4e00-\u9fff]")
 # A line break between two CJK characters renders as a stray space in HTML: Chinese prose is not hard-wrapped.
-CJK_BREAK = re.compile(r"[\u3000-\u303f\u4e00-\u9fff\uff00-\uffef][ \t]*\n[ \t]*[\u3000-\u303f\u4e00-\u9fff\uff00-\uffef]")
+CJK_CHAR = r"[\u3000-\u303f\u4e00-\u9fff\uff00-\uffef]"  # ideographs, CJK and full-width punctuation
+CJK_BREAK = re.compile(CJK_CHAR + r"[ \t]*\n[ \t]*" + CJK_CHAR)
 MACHINE_PATH = re.compile(r"(/root/|/tmp/|/home/|site-packages|/Users/|[A-Z]:\\\\)")
 ADDRESS = re.compile(r"\b0x[0-9a-fA-F]{6,}\b")
 INSTALL_CELL = """\

@@ -12,6 +12,7 @@ import torch
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from cs336_lec2.memory import optimizer_state_bytes
 from cs336_lec2.models import Cruncher, num_parameters
 from cs336_lec2.optim import (
     OPTIMIZERS,
@@ -23,7 +24,6 @@ from cs336_lec2.optim import (
     RMSProp,
     TeachingOptimizer,
     make_optimizer,
-    optimizer_state_bytes,
 )
 
 SHAPES = [(), (3,), (4, 5), (2, 3, 4)]

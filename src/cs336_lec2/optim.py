@@ -18,7 +18,7 @@ class          tensors                              other entries
 ``AdamW``      ``exp_avg``, ``exp_avg_sq``          ``step`` (a Python int: no tensor bytes)
 =============  ===================================  =========================================
 
-The state appears on the first step that sees a gradient; :func:`optimizer_state_bytes` sums it.
+The state appears on the first step that sees a gradient; :func:`cs336_lec2.memory.optimizer_state_bytes` sums it.
 """
 
 from __future__ import annotations
@@ -266,15 +266,3 @@ def make_optimizer(name: str, params: Params, **hyper: Any) -> TeachingOptimizer
     if not isinstance(name, str) or name.lower() not in OPTIMIZERS:
         raise ValueError(f"optimizer must be one of {sorted(OPTIMIZERS)}, got {name!r}")
     return OPTIMIZERS[name.lower()](params, **hyper)
-
-
-def optimizer_state_bytes(optimizer: torch.optim.Optimizer) -> int:
-    """Bytes held by the tensors in ``optimizer.state`` (non-tensor entries such as a step count are 0)."""
-    if not isinstance(optimizer, torch.optim.Optimizer):
-        raise TypeError(f"optimizer must be a torch.optim.Optimizer, got {type(optimizer).__name__}")
-    return sum(
-        value.numel() * value.element_size()
-        for state in optimizer.state.values()
-        for value in state.values()
-        if isinstance(value, torch.Tensor)
-    )
