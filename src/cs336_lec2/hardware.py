@@ -349,7 +349,8 @@ def cpu_peak_estimate(
 
     ``threads`` defaults to the threads torch computes with (capped by the CPUs this process may
     use), ``flags`` to /proc/cpuinfo and ``clock_hz`` to :func:`cpu_clock_hz`; pass them to model
-    another machine.
+    another machine. Matrix units outside the vector ISA (Apple's AMX behind Accelerate) are not
+    modelled: where a measurement beats the estimate, ``mfu`` says so, and ``peak_flops(override=)`` helps.
     """
     key = dtype_key(dtype)
     flags = cpu_flags() if flags is None else frozenset(flags)
