@@ -12,7 +12,7 @@ from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook
 
 from cs336_lec2.book import EDITIONS, edition_toc, filter_notebook, landing_page, toc_files
 from cs336_lec2.results_page import MARKER, fill_results_page, load_records, render_markdown
-from cs336_lec2.sphinx_ext import other_edition_url
+from cs336_lec2.sphinx_ext import other_edition_url, unique_scripts
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -162,3 +162,12 @@ def test_each_edition_shows_only_its_language(built_book):
     assert len(cjk.findall(en_body)) < 0.01 * len(en_body)
     assert len(cjk.findall(zh_body)) > 100
     assert "colab.research.google.com" in en and "colab.research.google.com" in zh
+
+
+def test_repeated_scripts_are_dropped():
+    from sphinx.builders.html._assets import _JavaScript
+
+    scripts = [_JavaScript(None, body="const A = 1"), _JavaScript("", body="const A = 1"),
+               _JavaScript("x.js"), "x.js", _JavaScript("x.js", **{"async": "async"}), _JavaScript("y.js")]
+    kept = unique_scripts(scripts)
+    assert [getattr(s, "filename", s) for s in kept] == [None, "x.js", "x.js", "y.js"]

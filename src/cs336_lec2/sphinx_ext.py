@@ -1,5 +1,5 @@
 """A tiny Sphinx extension for the two editions of the book: a link on every page to the same page
-in the other language.
+in the other language, and no script included twice.
 
 The HTML lives at ``html/<lang>/<pagename>.html`` for both editions, so the other edition's copy of a
 page is reached by climbing out of this edition and descending into the other one.
@@ -21,6 +21,27 @@ def other_edition_url(pagename: str, other_language: str) -> str:
     return f"{up}{other_language}/{pagename}.html"
 
 
+def unique_scripts(scripts: list) -> list:
+    """``scripts`` without repeats, in order (an entry is a file name or a Sphinx ``JavaScript`` object)."""
+    seen: set = set()
+    kept = []
+    for script in scripts:
+        # Sphinx registers an inline script with filename None on one path and "" on the other.
+        filename = getattr(script, "filename", script) or None
+        key = (filename, tuple(sorted(getattr(script, "attributes", {}).items())))
+        if key not in seen:
+            seen.add(key)
+            kept.append(script)
+    return kept
+
+
+def _dedupe_scripts(app: Any, pagename: str, templatename: str, context: dict, doctree: Any) -> None:
+    # sphinx-thebe registers its inline configuration twice under Sphinx 7, and a second
+    # `const THEBE_JS_URL` declaration is a SyntaxError in the browser on every page.
+    if "script_files" in context:
+        context["script_files"] = unique_scripts(context["script_files"])
+
+
 def _add_switch(app: Any, pagename: str, templatename: str, context: dict, doctree: Any) -> None:
     other = app.config.cs336_other_language
     if not other or "body" not in context:
@@ -40,4 +61,5 @@ def setup(app: Any) -> dict[str, Any]:
     app.add_config_value("cs336_other_label", "", "html")
     app.add_config_value("cs336_other_hreflang", "", "html")
     app.connect("html-page-context", _add_switch)
+    app.connect("html-page-context", _dedupe_scripts)
     return {"parallel_read_safe": True, "parallel_write_safe": True, "version": "1"}
