@@ -3,7 +3,7 @@ from __future__ import annotations
 import pytest
 import torch
 
-from cs336_lec2.device import cpu_name, describe_device, get_device
+from cs336_lec2.device import autocast_dtype, cpu_name, describe_device, get_device
 
 
 def test_auto_follows_cuda_availability(monkeypatch):
@@ -59,3 +59,24 @@ def test_describe_cuda_uses_device_properties(monkeypatch):
     monkeypatch.setattr(torch.cuda, "get_device_properties", lambda device: Props)
     text = describe_device(torch.device("cuda", 0))
     assert text.startswith("NVIDIA H100 80GB HBM3 (cuda:0, 74.5 GiB, compute capability 9.0")
+
+
+@pytest.mark.parametrize(
+    ("capability", "expected"),
+    [((7, 0), torch.float16), ((7, 5), torch.float16), ((8, 0), torch.bfloat16), ((8, 9), torch.bfloat16),
+     ((9, 0), torch.bfloat16), ((10, 0), torch.bfloat16)],
+    ids=["V100", "T4", "A100", "L4", "H100", "B200"],
+)
+def test_autocast_dtype_follows_bf16_tensor_cores(capability, expected):
+    assert autocast_dtype("cuda", capability) == expected
+
+
+def test_autocast_dtype_on_cpu_is_bf16():
+    assert autocast_dtype("cpu") == torch.bfloat16
+
+
+@pytest.mark.parametrize(("device_type", "capability"), [("mps", None), ("cuda", None), ("cuda", (8,)),
+                                                         ("cuda", (8.0, 0))])
+def test_autocast_dtype_rejects_nonsense(device_type, capability):
+    with pytest.raises(ValueError, match=r"device_type|capability"):
+        autocast_dtype(device_type, capability)

@@ -1,4 +1,4 @@
-"""Pick the device a chapter runs on, and describe it in one line."""
+"""Pick the device a chapter runs on, describe it in one line, and choose its 16-bit autocast dtype."""
 
 from __future__ import annotations
 
@@ -64,3 +64,20 @@ def describe_device(device: str | torch.device) -> str:
     if device.type == "cpu":
         return f"{cpu_name()} (cpu, {torch.get_num_threads()} threads)"
     return str(device)
+
+
+def autocast_dtype(device_type: str, capability: tuple[int, int] | None = None) -> torch.dtype:
+    """The 16-bit dtype to autocast to: bf16 on the CPU and on CUDA GPUs of compute capability >= 8.0, else fp16.
+
+    ``capability`` is ``torch.cuda.get_device_capability(device)`` and is required for CUDA. Volta (7.0)
+    and Turing (7.5, e.g. Colab's T4) tensor cores do fp16 only; bf16 tensor cores start with Ampere
+    (8.0; NVIDIA A100 Tensor Core GPU Architecture whitepaper, 2020). ``torch.cuda.is_bf16_supported()``
+    says True on a T4 because it counts emulated bf16, which is far slower: do not use it to choose.
+    """
+    if device_type == "cpu":
+        return torch.bfloat16
+    if device_type != "cuda":
+        raise ValueError(f"device_type must be 'cpu' or 'cuda', got {device_type!r}")
+    if capability is None or len(capability) != 2 or not all(isinstance(v, int) for v in capability):
+        raise ValueError(f"capability must be (major, minor) ints for a CUDA device, got {capability!r}")
+    return torch.bfloat16 if tuple(capability) >= (8, 0) else torch.float16
