@@ -86,6 +86,7 @@ RECORD = {
         {"kind": "matmul", "dtype": "bf16", "m": 16384, "k": 32768, "n": 8192, "flops_per_sec": 7.1e14,
          "mfu": 0.7176, "peak_flops": 989.4e12, "peak_is_estimate": False},
         {"kind": "memory", "label": "D=4 example", "estimate_bytes": 496, "measured_bytes": 496},
+        {"kind": "timing", "label": "AdamW step", "seconds": 0.000325},
     ],
 }
 
@@ -100,6 +101,7 @@ def test_results_page_renders_any_record(tmp_path):
     text = page.read_text()
     assert "| NVIDIA H100 80GB HBM3 | bf16 | 16384×32768×8192 | 710 | 989.4 | 0.718 | datasheet |" in text
     assert "| NVIDIA H100 80GB HBM3 | D=4 example | 496 | 496 | 1.000 |" in text
+    assert "| NVIDIA H100 80GB HBM3 | AdamW step | 0.000325 |" in text
     assert (tmp_path / "results_mfu.png").stat().st_size > 1000
     zh = render_markdown(load_records(records), "zh", None)
     assert "## 矩阵乘法" in zh and "数据手册" in zh

@@ -205,6 +205,8 @@ def execute(
                         papermill.execute_notebook(
                             str(path), str(scratch), parameters=parameters, kernel_name="python3",
                             cwd=str(notebooks_dir), progress_bar=progress, execution_timeout=timeout,
+                            # ipykernel warns on every start that its local TCP socket is unencrypted.
+                            extra_arguments=["--IPKernelApp.log_level=ERROR"],
                         )
                 except Exception as err:  # a failing chapter is reported; the others still run
                     error = _describe_failure(err)

@@ -23,6 +23,8 @@ _TEXT = {
         "machine_cols": ["record", "device", "torch", "preset", "date", "chapters, total seconds"],
         "matmul_cols": ["device", "dtype", "m×k×n", "TFLOP/s", "peak TFLOP/s", "MFU", "peak from"],
         "memory_cols": ["device", "what", "estimate (bytes)", "measured (bytes)", "measured / estimate"],
+        "timing": "Timings",
+        "timing_cols": ["device", "what", "seconds"],
         "estimate": "estimate",
         "datasheet": "datasheet",
         "plot": "MFU of the measured matrix multiplications, per machine and dtype.",
@@ -37,6 +39,8 @@ _TEXT = {
         "machine_cols": ["记录", "设备", "torch 版本", "预设规模", "日期", "全部章节耗时（秒）"],
         "matmul_cols": ["设备", "数据类型", "m×k×n", "TFLOP/s", "峰值 TFLOP/s", "MFU", "峰值来源"],
         "memory_cols": ["设备", "项目", "估算（字节）", "实测（字节）", "实测 / 估算"],
+        "timing": "计时",
+        "timing_cols": ["设备", "项目", "秒"],
         "estimate": "估算值",
         "datasheet": "数据手册",
         "plot": "各机器、各数据类型下实测矩阵乘法的 MFU。",
@@ -98,6 +102,10 @@ def render_markdown(records: list[tuple[str, dict[str, Any]]], lang: str, plot_n
     ]
     if memory:
         parts += [f"## {t['memory']}", _table(t["memory_cols"], memory)]
+    timing = [[_device(r), str(m["label"]), f"{m['seconds']:.3g}"]
+              for _, r in records for m in r["measurements"] if m.get("kind") == "timing"]
+    if timing:
+        parts += [f"## {t['timing']}", _table(t["timing_cols"], timing)]
     return "\n\n".join(parts)
 
 
