@@ -64,6 +64,7 @@ def _open(browser, url: str):
     page.on("console", lambda m: problems.append(f"console {m.type}: {m.text}") if m.type == "error" else None)
     page.on("pageerror", lambda e: problems.append(f"page error: {e}"))
     page.on("requestfailed", lambda r: problems.append(f"request failed: {r.url}"))
+    page.on("response", lambda r: problems.append(f"HTTP {r.status}: {r.url}") if r.status >= 400 else None)
     response = page.goto(url, wait_until="networkidle")
     assert response is not None and response.ok, f"{url}: HTTP {response.status if response else '?'}"
     return page, problems
@@ -80,7 +81,7 @@ def test_chapter_pages_load_typeset_and_link_across(browser, site, built_book, l
         html_lang = page.evaluate("document.documentElement.lang")
         assert html_lang.startswith(lang), (chapter, html_lang)
         if page.locator("div.math, span.math").count():
-            page.wait_for_selector("mjx-container", timeout=15000)
+            page.wait_for_selector("mjx-container", state="attached", timeout=15000)
             typeset_pages += 1
         for img in page.locator("div.cell_output img").all():
             img.scroll_into_view_if_needed()
@@ -109,7 +110,7 @@ def test_screenshot_of_each_edition(browser, site, built_book, lang):
     chapter = next((c for c in CHAPTERS if "flops_and_mfu" in c), CHAPTERS[0])
     page, problems = _open(browser, f"{site}/{lang}/{chapter}.html")
     if page.locator("div.math, span.math").count():
-        page.wait_for_selector("mjx-container", timeout=15000)
+        page.wait_for_selector("mjx-container", state="attached", timeout=15000)
     target = shots / f"{lang}.png"
     page.screenshot(path=str(target), full_page=False)
     assert target.stat().st_size > 10_000

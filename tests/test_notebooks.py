@@ -73,6 +73,7 @@ def test_install_cell_points_at_the_configured_repository(notebook):
     url = yaml.safe_load((ROOT / "_config.yml").read_text(encoding="utf-8"))["repository"]["url"]
     first_code = next(c for c in notebook.cells if c.cell_type == "code")
     assert first_code.source.rstrip() == INSTALL_CELL.format(url=url).rstrip()
+    assert "remove-cell" in tags(first_code), "the install cell is for Colab, not for the book's readers"
 
 
 def test_bilingual_pairs(notebook):
