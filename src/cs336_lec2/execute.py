@@ -127,20 +127,20 @@ def _describe_failure(err: BaseException) -> str:
 @contextmanager
 def _environment(**values: str | None):
     """Set (or, with None, remove) environment variables for the kernels started inside."""
+    def assign(name: str, value: str | None) -> None:
+        if value is None:
+            os.environ.pop(name, None)
+        else:
+            os.environ[name] = value
+
     old = {k: os.environ.get(k) for k in values}
     try:
         for k, v in values.items():
-            if v is None:
-                os.environ.pop(k, None)
-            else:
-                os.environ[k] = v
+            assign(k, v)
         yield
     finally:
         for k, v in old.items():
-            if v is None:
-                os.environ.pop(k, None)
-            else:
-                os.environ[k] = v
+            assign(k, v)
 
 
 def execute(
@@ -194,12 +194,9 @@ def execute(
                 scratch = target.with_name(f".{path.stem}.running.ipynb") if in_place else target
                 start = time.perf_counter()
                 error = None
-                env = {
-                    RESULTS_ENV: str(results_file),
-                    CHAPTER_ENV: path.stem,
-                    "CUDA_VISIBLE_DEVICES": "" if hide_gpu else os.environ.get("CUDA_VISIBLE_DEVICES"),
-                    "PYDEVD_DISABLE_FILE_VALIDATION": "1",
-                }
+                env = {RESULTS_ENV: str(results_file), CHAPTER_ENV: path.stem, "PYDEVD_DISABLE_FILE_VALIDATION": "1"}
+                if hide_gpu:
+                    env["CUDA_VISIBLE_DEVICES"] = ""
                 try:
                     with _environment(**env):
                         papermill.execute_notebook(
