@@ -107,6 +107,17 @@ def test_results_page_renders_any_record(tmp_path):
     assert "## 矩阵乘法" in zh and "数据手册" in zh
 
 
+def test_results_page_shows_the_run_a_book_is_built_from(tmp_path):
+    (tmp_path / "committed").mkdir()
+    run = tmp_path / "h100-run"
+    run.mkdir()
+    (run / "run-record.json").write_text(json.dumps(RECORD))
+    page = tmp_path / "results.md"
+    page.write_text(MARKER)
+    fill_results_page(page, tmp_path / "committed", "en", extra=run / "run-record.json")
+    assert "| h100-run (this build) | NVIDIA H100 80GB HBM3 |" in page.read_text()
+
+
 def test_results_page_without_records_says_how_to_add_one(tmp_path):
     assert "cs336-lec2 execute" in render_markdown([], "en", None)
     page = tmp_path / "results.md"

@@ -19,6 +19,7 @@ from pathlib import Path
 import nbformat
 import yaml
 
+from .execute import RECORD_NAME
 from .results_page import fill_results_page
 
 
@@ -122,7 +123,9 @@ def stage_edition(root: Path, lang: str, stage: Path, notebooks_from: Path | Non
         shutil.copytree(root / "book" / "_static", book / "_static")
     results_page = book / "results.md"
     if results_page.exists():
-        fill_results_page(results_page, root / "book" / "results", lang)
+        run_record = notebooks_from / RECORD_NAME if notebooks_from is not None else None
+        fill_results_page(results_page, root / "book" / "results", lang,
+                          run_record if run_record is not None and run_record.exists() else None)
     for entry in toc_files(root / "_toc.yml"):
         if not entry.startswith("notebooks/"):
             continue

@@ -17,7 +17,7 @@ import platform
 import sys
 import tempfile
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from contextlib import contextmanager
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -153,7 +153,7 @@ def execute(
     in_place: bool = False,
     progress: bool = True,
     timeout: int = 1800,
-    log=print,
+    log: Callable[[str], None] | None = None,
 ) -> RunRecord:
     """Run the chapters with papermill; return (and write) the run record. See the module docstring."""
     import papermill
@@ -186,6 +186,7 @@ def execute(
     log_path = out_dir / LOG_NAME
     results_file = Path(tempfile.mkstemp(prefix="cs336-results-", suffix=".jsonl")[1])
     overall = tqdm(paths, desc="chapters", unit="chapter", disable=not progress, file=sys.stderr)
+    log = log or tqdm.write  # a line printed under a live progress bar, not through it
     try:
         with log_path.open("w", encoding="utf-8") as log_file:
             for path in overall:

@@ -49,19 +49,21 @@ _TEXT = {
 }
 
 
+def load_record(path: str | Path) -> dict[str, Any]:
+    """One run record, checked for the fields the page needs."""
+    path = Path(path)
+    try:
+        record = json.loads(path.read_text(encoding="utf-8"))
+    except json.JSONDecodeError as err:
+        raise ValueError(f"{path.name}: not a valid run record ({err})") from err
+    if not isinstance(record, dict) or "machine" not in record or "measurements" not in record:
+        raise ValueError(f"{path.name}: a run record needs 'machine' and 'measurements' (see cs336-lec2 execute)")
+    return record
+
+
 def load_records(records_dir: str | Path) -> list[tuple[str, dict[str, Any]]]:
     """``(name, record)`` for every ``*.json`` record in ``records_dir``, sorted by name."""
-    records_dir = Path(records_dir)
-    out = []
-    for path in sorted(records_dir.glob("*.json")):
-        try:
-            record = json.loads(path.read_text(encoding="utf-8"))
-        except json.JSONDecodeError as err:
-            raise ValueError(f"{path.name}: not a valid run record ({err})") from err
-        if not isinstance(record, dict) or "machine" not in record or "measurements" not in record:
-            raise ValueError(f"{path.name}: a run record needs 'machine' and 'measurements' (see cs336-lec2 execute)")
-        out.append((path.stem, record))
-    return out
+    return [(path.stem, load_record(path)) for path in sorted(Path(records_dir).glob("*.json"))]
 
 
 def _table(header: list[str], rows: list[list[str]]) -> str:
@@ -147,14 +149,19 @@ def plot_mfu(records: list[tuple[str, dict[str, Any]]], path: str | Path, lang: 
     return True
 
 
-def fill_results_page(page: Path, records_dir: Path, lang: str) -> None:
-    """Replace :data:`MARKER` in a staged results page with the rendered records (and write the plot)."""
+def fill_results_page(page: Path, records_dir: Path, lang: str, extra: Path | None = None) -> None:
+    """Replace :data:`MARKER` in a staged results page with the rendered records (and write the plot).
+
+    ``extra`` is one more record to show beside the committed ones: the run a book is built ``--from``.
+    """
     if lang not in _TEXT:
         raise ValueError(f"lang must be one of {sorted(_TEXT)}, got {lang!r}")
     text = page.read_text(encoding="utf-8")
     if MARKER not in text:
         raise ValueError(f"{page.name}: the results page must contain the line {MARKER}")
     records = load_records(records_dir)
+    if extra is not None:
+        records.append((f"{extra.parent.name} (this build)", load_record(extra)))
     plot_name = "results_mfu.png"
     has_plot = plot_mfu(records, page.parent / plot_name, lang)
     page.write_text(text.replace(MARKER, render_markdown(records, lang, plot_name if has_plot else None)),
