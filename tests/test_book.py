@@ -99,9 +99,9 @@ def test_results_page_renders_any_record(tmp_path):
     page.write_text(f"# Results\n\n{MARKER}\n")
     fill_results_page(page, records, "en")
     text = page.read_text()
-    assert "| NVIDIA H100 80GB HBM3 | bf16 | 16384×32768×8192 | 710 | 989.4 | 0.718 | datasheet |" in text
-    assert "| NVIDIA H100 80GB HBM3 | D=4 example | 496 | 496 | 1.000 |" in text
-    assert "| NVIDIA H100 80GB HBM3 | AdamW step | 0.000325 |" in text
+    assert "| NVIDIA H100 80GB HBM3 (h100) | bf16 | 16384×32768×8192 | 710 | 989.4 | 0.718 | datasheet |" in text
+    assert "| NVIDIA H100 80GB HBM3 (h100) | D=4 example | 496 | 496 | 1.000 |" in text
+    assert "| NVIDIA H100 80GB HBM3 (h100) | AdamW step | 0.000325 |" in text
     assert (tmp_path / "results_mfu.png").stat().st_size > 1000
     zh = render_markdown(load_records(records), "zh", None)
     assert "## 矩阵乘法" in zh and "数据手册" in zh

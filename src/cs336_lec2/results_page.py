@@ -76,6 +76,11 @@ def _device(record: dict[str, Any]) -> str:
     return str(record["machine"].get("device_name") or record["machine"].get("device", "?"))
 
 
+def _run(name: str, record: dict[str, Any]) -> str:
+    """A measurement's row label: the device, and the record it came from (one device may have several)."""
+    return f"{_device(record)} ({name})"
+
+
 def render_markdown(records: list[tuple[str, dict[str, Any]]], lang: str, plot_name: str | None) -> str:
     """The Markdown tables (and the plot reference) for one edition."""
     t = _TEXT[lang]
@@ -88,24 +93,24 @@ def render_markdown(records: list[tuple[str, dict[str, Any]]], lang: str, plot_n
     ]
     parts = [f"## {t['machines']}", _table(t["machine_cols"], machines)]
     matmul = [
-        [_device(r), str(m["dtype"]), f"{m['m']}×{m['k']}×{m['n']}", f"{m['flops_per_sec'] / 1e12:.3g}",
+        [_run(name, r), str(m["dtype"]), f"{m['m']}×{m['k']}×{m['n']}", f"{m['flops_per_sec'] / 1e12:.3g}",
          f"{m['peak_flops'] / 1e12:.4g}" if m.get("peak_flops") else "–", f"{m['mfu']:.3f}",
          t["estimate"] if m.get("peak_is_estimate") else t["datasheet"]]
-        for _, r in records for m in r["measurements"] if m.get("kind") == "matmul"
+        for name, r in records for m in r["measurements"] if m.get("kind") == "matmul"
     ]
     if matmul:
         parts += [f"## {t['matmul']}", _table(t["matmul_cols"], matmul)]
         if plot_name:
             parts.append(f"```{{figure}} {plot_name}\n:alt: {t['plot']}\n\n{t['plot']}\n```")
     memory = [
-        [_device(r), str(m["label"]), f"{m['estimate_bytes']:,}", f"{m['measured_bytes']:,}",
+        [_run(name, r), str(m["label"]), f"{m['estimate_bytes']:,}", f"{m['measured_bytes']:,}",
          f"{m['measured_bytes'] / m['estimate_bytes']:.3f}" if m["estimate_bytes"] else "–"]
-        for _, r in records for m in r["measurements"] if m.get("kind") == "memory"
+        for name, r in records for m in r["measurements"] if m.get("kind") == "memory"
     ]
     if memory:
         parts += [f"## {t['memory']}", _table(t["memory_cols"], memory)]
-    timing = [[_device(r), str(m["label"]), f"{m['seconds']:.3g}"]
-              for _, r in records for m in r["measurements"] if m.get("kind") == "timing"]
+    timing = [[_run(name, r), str(m["label"]), f"{m['seconds']:.3g}"]
+              for name, r in records for m in r["measurements"] if m.get("kind") == "timing"]
     if timing:
         parts += [f"## {t['timing']}", _table(t["timing_cols"], timing)]
     return "\n\n".join(parts)
@@ -115,11 +120,11 @@ def plot_mfu(records: list[tuple[str, dict[str, Any]]], path: str | Path, lang: 
     """Bar chart of MFU per machine and dtype (largest size per pair); False if there is nothing to plot."""
     best: dict[tuple[str, str], float] = {}
     sizes: dict[tuple[str, str], int] = {}
-    for _, r in records:
+    for name, r in records:
         for m in r["measurements"]:
             if m.get("kind") != "matmul":
                 continue
-            key = (_device(r), str(m["dtype"]))
+            key = (_run(name, r), str(m["dtype"]))
             size = int(m["m"]) * int(m["k"]) * int(m["n"])
             if size >= sizes.get(key, -1):
                 sizes[key], best[key] = size, float(m["mfu"])
