@@ -74,7 +74,7 @@ def test_chinese_pages_are_not_hard_wrapped():
 
 def test_landing_page_offers_both_editions():
     html = landing_page()
-    assert 'href="en/index.html"' in html and 'href="zh/index.html"' in html
+    assert 'href="en/index.html" hreflang="en"' in html and 'href="zh/index.html" hreflang="zh-CN"' in html
 
 
 RECORD = {
@@ -155,7 +155,7 @@ def test_strict_build_of_both_editions(built_book):
             target = (built_book / lang / page).parent / link.group(1)
             assert target.resolve() == (built_book / edition.other / f"{page}.html").resolve()
             assert target.exists()
-            assert f'lang="{edition.sphinx_language.replace("_", "-")}"' in html
+            assert f'lang="{edition.hreflang}"' in html
         # MathJax is served by the book itself, never by a CDN.
         assert (built_book / lang / "_static" / "mathjax" / "tex-chtml.js").exists()
         for html_file in (built_book / lang).rglob("*.html"):

@@ -56,3 +56,11 @@ def test_browser_is_never_opened_in_ci(monkeypatch):
     assert not cli._can_open_browser()
     monkeypatch.delenv("CI")
     assert cli._can_open_browser()
+
+
+def test_cli_choices_match_the_package():
+    from cs336_lec2 import book, device, presets
+
+    assert cli.DEVICE_CHOICES == device.DEVICE_CHOICES
+    assert cli.PRESET_CHOICES == presets.PRESET_CHOICES
+    assert tuple(book.EDITIONS) == cli.EDITION_CODES

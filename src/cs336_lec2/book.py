@@ -32,12 +32,16 @@ class Edition:
     title: str
     other: str
     other_label: str
-    other_hreflang: str
+
+    @property
+    def hreflang(self) -> str:
+        """The edition's language as HTML writes it (``zh-CN``, not Sphinx's ``zh_CN``)."""
+        return self.sphinx_language.replace("_", "-")
 
 
 EDITIONS = {
-    "en": Edition("en", "en", "CS336 Lecture 2: PyTorch and resource accounting", "zh", "中文版", "zh-CN"),
-    "zh": Edition("zh", "zh_CN", "CS336 第 2 讲：PyTorch 与资源核算", "en", "English edition", "en"),
+    "en": Edition("en", "en", "CS336 Lecture 2: PyTorch and resource accounting", "zh", "中文版"),
+    "zh": Edition("zh", "zh_CN", "CS336 第 2 讲：PyTorch 与资源核算", "en", "English edition"),
 }
 LANGUAGE_TAGS = {code: f"lang-{code}" for code in EDITIONS}
 
@@ -96,7 +100,7 @@ def _edition_config(root: Path, edition: Edition) -> dict:
         language=edition.sphinx_language,
         cs336_other_language=edition.other,
         cs336_other_label=edition.other_label,
-        cs336_other_hreflang=edition.other_hreflang,
+        cs336_other_hreflang=EDITIONS[edition.other].hreflang,
     )
     return config
 
@@ -152,7 +156,7 @@ def _jupyter_book() -> str:
 def landing_page() -> str:
     """The root ``index.html`` that offers both editions."""
     links = "\n".join(
-        f'    <li><a href="{code}/index.html" hreflang="{e.other_hreflang if code != "en" else "en"}">'
+        f'    <li><a href="{code}/index.html" hreflang="{e.hreflang}">'
         f"{escape(e.title)}</a></li>"
         for code, e in EDITIONS.items()
     )

@@ -9,6 +9,11 @@ import webbrowser
 from collections.abc import Sequence
 from pathlib import Path
 
+# The choices of device.DEVICE_CHOICES, presets.PRESET_CHOICES and book.EDITIONS, repeated so that
+# `cs336-lec2 --help` starts without importing torch; tests/test_cli.py keeps them equal.
+DEVICE_CHOICES = ("auto", "cpu", "cuda")
+PRESET_CHOICES = ("auto", "small", "medium", "large")
+EDITION_CODES = ("en", "zh")
 INFO_DTYPES = ("fp64", "fp32", "tf32", "bf16", "fp16", "fp8", "int8")
 
 
@@ -97,8 +102,8 @@ def build_parser() -> argparse.ArgumentParser:
         description="Run the chapters top to bottom with papermill. Each run writes run-record.json "
         "(machine, parameters, per-chapter time, published measurements) and execute.log beside the notebooks.",
     )
-    ex.add_argument("--device", choices=("auto", "cpu", "cuda"), default="auto", help="injected device (default auto)")
-    ex.add_argument("--preset", choices=("auto", "small", "medium", "large"), default="auto",
+    ex.add_argument("--device", choices=DEVICE_CHOICES, default="auto", help="injected device (default auto)")
+    ex.add_argument("--preset", choices=PRESET_CHOICES, default="auto",
                     help="injected problem sizes (default auto: small on CPU, medium/large by GPU memory)")
     ex.add_argument("--chapters", nargs="+", metavar="CHAPTER",
                     help="run only these chapters (e.g. 05 or 05_flops_and_mfu); default: all")
@@ -120,7 +125,8 @@ def build_parser() -> argparse.ArgumentParser:
                     help="take executed notebooks from this cs336-lec2 execute output (default: notebooks/)")
     bk.add_argument("--root", type=Path, default=Path("."), help="the repository root (default .)")
     bk.add_argument("--build-dir", type=Path, help="output folder (default ROOT/_build)")
-    bk.add_argument("--languages", nargs="+", choices=("en", "zh"), default=["en", "zh"], help="editions to build")
+    bk.add_argument("--languages", nargs="+", choices=EDITION_CODES, default=list(EDITION_CODES),
+                    help="editions to build")
     bk.add_argument("--strict", action="store_true", help="treat every Sphinx warning as an error (-W)")
     bk.add_argument("--open", action="store_true", help="open the built book in a browser where there is a display")
     bk.add_argument("--verbose", action="store_true", help="show Jupyter Book's own output")

@@ -6,7 +6,7 @@ import platform
 
 import torch
 
-_CHOICES = ("auto", "cpu", "cuda")
+DEVICE_CHOICES = ("auto", "cpu", "cuda")
 
 
 def get_device(preference: str | torch.device = "auto") -> torch.device:
@@ -37,7 +37,7 @@ def get_device(preference: str | torch.device = "auto") -> torch.device:
                 f"preference={preference!r}: only {torch.cuda.device_count()} CUDA device(s) are visible"
             )
         return device
-    raise ValueError(f"preference must be one of {_CHOICES} (or 'cuda:N'), got {preference!r}")
+    raise ValueError(f"preference must be one of {DEVICE_CHOICES} (or 'cuda:N'), got {preference!r}")
 
 
 def cpu_name() -> str:

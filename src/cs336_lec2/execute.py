@@ -26,6 +26,8 @@ from typing import Any
 import nbformat
 
 from . import __version__
+from .device import DEVICE_CHOICES
+from .presets import PRESET_CHOICES
 from .results import CHAPTER_ENV, RESULTS_ENV, read_published
 
 RECORD_NAME = "run-record.json"
@@ -54,10 +56,6 @@ class RunRecord:
     created: str = field(default_factory=lambda: time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()))
     schema: int = RECORD_SCHEMA
     package_version: str = __version__
-
-    @property
-    def ok(self) -> bool:
-        return all(c.ok for c in self.chapters)
 
     def to_json(self) -> str:
         return json.dumps(asdict(self), indent=2, ensure_ascii=False) + "\n"
@@ -88,7 +86,7 @@ def machine_info(device: str) -> dict[str, Any]:
     """Where the run happened: device, CPU, library versions (no host names, no paths)."""
     import torch
 
-    from .device import cpu_name, describe_device, get_device
+    from .device import cpu_name, describe_device, get_device  # torch loads only when a run starts
 
     dev = get_device(device)
     info: dict[str, Any] = {
@@ -161,10 +159,10 @@ def execute(
 
     notebooks_dir = Path(notebooks_dir)
     paths = find_chapters(notebooks_dir, chapters)
-    if device not in ("auto", "cpu", "cuda"):
-        raise ValueError(f"device must be 'auto', 'cpu' or 'cuda', got {device!r}")
-    if preset not in ("auto", "small", "medium", "large"):
-        raise ValueError(f"preset must be 'auto', 'small', 'medium' or 'large', got {preset!r}")
+    if device not in DEVICE_CHOICES:
+        raise ValueError(f"device must be one of {DEVICE_CHOICES}, got {device!r}")
+    if preset not in PRESET_CHOICES:
+        raise ValueError(f"preset must be one of {PRESET_CHOICES}, got {preset!r}")
     if in_place and output is not None:
         raise ValueError("give either in_place=True or an output directory, not both")
     if in_place and (device == "cuda" or preset not in ("auto", "small")):

@@ -15,6 +15,7 @@ import torch
 from .device import get_device
 
 PRESETS = ("small", "medium", "large")
+PRESET_CHOICES = ("auto", *PRESETS)
 # A GPU needs at least this much memory for the large preset (the lecture's 80 GB class, with slack
 # for what the driver reserves); anything smaller gets the medium preset.
 LARGE_PRESET_MIN_BYTES = 70 * 2**30
@@ -33,8 +34,8 @@ def auto_preset(device: torch.device) -> str:
 def resolve(device: str | torch.device = "auto", preset: str = "auto") -> tuple[torch.device, str]:
     """Turn a chapter's ``device`` and ``preset`` parameters into a concrete device and preset name."""
     dev = get_device(device)
-    if not isinstance(preset, str) or preset not in (*PRESETS, "auto"):
-        raise ValueError(f"preset must be one of {(*PRESETS, 'auto')}, got {preset!r}")
+    if not isinstance(preset, str) or preset not in PRESET_CHOICES:
+        raise ValueError(f"preset must be one of {PRESET_CHOICES}, got {preset!r}")
     return dev, auto_preset(dev) if preset == "auto" else preset
 
 
