@@ -31,7 +31,7 @@ def built_book() -> Path:
     It stays in the (ignored) build folder so a person can look at it and at the browser test's
     screenshots afterwards.
     """
-    from cs336_lec2.book import build_book
+    from cs336_lec2.publish.book import build_book
 
     return build_book(ROOT, build_dir=ROOT / "_build" / "test-book", strict=True)
 

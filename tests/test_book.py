@@ -11,9 +11,9 @@ import nbformat
 import pytest
 from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook
 
-from cs336_lec2.book import EDITIONS, edition_toc, filter_notebook, landing_page, toc_files
-from cs336_lec2.results_page import MARKER, fill_results_page, load_records, render_markdown
-from cs336_lec2.sphinx_ext import other_edition_url, unique_scripts
+from cs336_lec2.publish.book import EDITIONS, edition_toc, filter_notebook, landing_page, toc_files
+from cs336_lec2.publish.results_page import MARKER, fill_results_page, load_records, render_markdown
+from cs336_lec2.publish.sphinx_ext import other_edition_url, unique_scripts
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -189,7 +189,7 @@ def test_edition_index_forwards_to_the_first_page(built_book):
 
 
 def test_redirect_target_is_read_from_jupyter_books_page():
-    from cs336_lec2.book import BookBuildError, _redirect_target, edition_redirect_page
+    from cs336_lec2.publish.book import BookBuildError, _redirect_target, edition_redirect_page
 
     assert _redirect_target('<meta http-equiv="Refresh" content="0; url=book/intro.html" />') == "book/intro.html"
     with pytest.raises(BookBuildError, match="not Jupyter Book's redirect page"):
@@ -261,7 +261,7 @@ def _run_folder(tmp_path, record: dict | None, notebooks: list[str]) -> Path:
 
 def test_book_from_a_run_takes_only_the_chapters_that_ran_ok(tmp_path):
     """A failed or unrun chapter is taken from notebooks/, with a warning (issue 15 item 4)."""
-    from cs336_lec2.book import chapters_from_run
+    from cs336_lec2.publish.book import chapters_from_run
 
     record = {"chapters": [{"name": "01_napkin_math", "ok": True, "error": None},
                            {"name": "02_floats", "ok": False, "error": "cell [4] raised ValueError: x"}]}
@@ -273,7 +273,7 @@ def test_book_from_a_run_takes_only_the_chapters_that_ran_ok(tmp_path):
 
 
 def test_book_from_a_folder_without_record_warns_and_an_empty_one_is_refused(tmp_path):
-    from cs336_lec2.book import chapters_from_run
+    from cs336_lec2.publish.book import chapters_from_run
 
     run = _run_folder(tmp_path, None, ["01_napkin_math.ipynb"])
     chosen, warnings = chapters_from_run(ROOT, run)

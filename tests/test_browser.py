@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from cs336_lec2.book import EDITIONS, toc_files
+from cs336_lec2.publish.book import EDITIONS, toc_files
 
 ROOT = Path(__file__).resolve().parent.parent
 CHAPTERS = [p for p in toc_files(ROOT / "_toc.yml") if p.startswith("notebooks/")]

@@ -2,7 +2,7 @@ from __future__ import annotations
 
 import pytest
 
-from cs336_lec2 import cli
+from cs336_lec2.publish import cli
 
 
 def test_help_lists_the_commands(capsys):
@@ -61,7 +61,8 @@ def test_browser_is_never_opened_in_ci(monkeypatch):
 
 
 def test_cli_choices_match_the_package():
-    from cs336_lec2 import book, device, presets
+    from cs336_lec2 import device, presets
+    from cs336_lec2.publish import book
 
     assert cli.DEVICE_CHOICES == device.DEVICE_CHOICES
     assert cli.PRESET_CHOICES == presets.PRESET_CHOICES

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from cs336_lec2 import cpus, hardware
-from cs336_lec2.hardware import cpu_peak_estimate
+from cs336_lec2 import hardware
+from cs336_lec2.hardware import cpu_peak_estimate, cpus
 
 
 def _cpuinfo(vendor="", family=None, model=None, name="", flags="", implementer=None, part=None) -> str:

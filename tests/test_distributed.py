@@ -1,6 +1,6 @@
 """Tests of cs336_lec2.distributed: ZeRO formulas (hypothesis), exact per-rank bytes, collective counting.
 
-The measured side (real ranks) is tested in test_launcher.py."""
+The measured side (real ranks) is tested in test_distributed_launcher.py."""
 
 from __future__ import annotations
 

@@ -11,7 +11,7 @@ import papermill
 import pytest
 from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook
 
-from cs336_lec2.execute import RECORD_NAME, check_output_dir, execute, find_chapters
+from cs336_lec2.publish.execute import RECORD_NAME, check_output_dir, execute, find_chapters
 
 
 def _chapter(path, body: str) -> None:
@@ -222,7 +222,7 @@ def test_timeouts_and_dead_kernels_name_the_cell(tmp_path):
 
 def test_a_folder_the_process_may_not_write_is_named(tmp_path, monkeypatch):
     """Read-only output (root may write anywhere, so the permission answer is simulated here)."""
-    import cs336_lec2.execute as execute_module
+    import cs336_lec2.publish.execute as execute_module
 
     real_access = os.access
     monkeypatch.setattr(execute_module.os, "access",

@@ -62,25 +62,67 @@ def test_requirements_are_pinned_and_the_package_takes_ranges():
     project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
     deps = project["dependencies"] + [d for group in project["optional-dependencies"].values() for d in group]
     assert not [d for d in deps if "==" in d], "the package itself takes ranges (Colab keeps its torch)"
-    assert project["scripts"]["cs336-lec2"] == "cs336_lec2.cli:main"
+    assert project["scripts"]["cs336-lec2"] == "cs336_lec2.publish.cli:main"
 
 
-MODULES = sorted(p for p in PACKAGE.glob("*.py") if p.name != "__init__.py")
+def _dotted(path) -> str:
+    """``hardware/cpus.py`` -> ``hardware.cpus``; a package's ``__init__.py`` is the package itself."""
+    parts = path.relative_to(PACKAGE).with_suffix("").parts
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
 
 
-@pytest.mark.parametrize("path", MODULES, ids=[p.stem for p in MODULES])
+# Every module with code; the package __init__s that only describe what lives there are left out.
+MODULES = sorted(p for p in PACKAGE.rglob("*.py") if _dotted(p) not in {"", "publish"})
+TESTED_BY = {"publish.sphinx_ext": "test_book", "publish.results_page": "test_book", "publish.book": "test_book",
+             "hardware.accelerators": "test_hardware", "hardware.cpus": "test_cpus",
+             "distributed.worker": "test_distributed_worker", "distributed.launcher": "test_distributed_launcher"}
+
+
+@pytest.mark.parametrize("path", MODULES, ids=[_dotted(p) for p in MODULES])
 def test_modules_are_small_documented_and_tested(path):
+    name = _dotted(path)
     source = path.read_text()
-    assert len(source.splitlines()) <= 350, f"{path.name} has grown well past ~300 lines: split it"
+    assert len(source.splitlines()) <= 350, f"{name} has grown well past ~300 lines: split it"
     tree = ast.parse(source)
-    assert ast.get_docstring(tree), f"{path.name} has no module docstring"
+    assert ast.get_docstring(tree), f"{name} has no module docstring"
     public = [n for n in tree.body if isinstance(n, (ast.FunctionDef, ast.ClassDef)) and not n.name.startswith("_")]
     undocumented = [n.name for n in public if not ast.get_docstring(n) and n.name not in {"setup", "main"}]
-    assert not undocumented, f"{path.name}: {undocumented}"
+    assert not undocumented, f"{name}: {undocumented}"
     assert "notebooks" not in {a.name for n in ast.walk(tree) if isinstance(n, ast.Import) for a in n.names}
-    tested_by = {"sphinx_ext": "test_book", "results_page": "test_book", "book": "test_book",
-                 "accelerators": "test_hardware"}
-    assert (ROOT / "tests" / f"{tested_by.get(path.stem, 'test_' + path.stem)}.py").exists()
+    test_file = TESTED_BY.get(name, "test_" + name.rsplit(".", 1)[-1])
+    assert (ROOT / "tests" / f"{test_file}.py").exists(), f"{name} has no tests/{test_file}.py"
+
+
+def _imported_modules(path) -> set[str]:
+    """The absolute names of the cs336_lec2 modules ``path`` imports, at the top or inside a function."""
+    package = ["cs336_lec2", *path.relative_to(PACKAGE).parent.parts]
+    names = set()
+    for node in ast.walk(ast.parse(path.read_text())):
+        if isinstance(node, ast.Import):
+            names |= {a.name for a in node.names}
+        elif isinstance(node, ast.ImportFrom):
+            base = package[: len(package) - node.level + 1] if node.level else []
+            module = ".".join([*base, *([node.module] if node.module else [])])
+            names |= {module} | {f"{module}.{a.name}" for a in node.names}
+    return {n for n in names if n.startswith("cs336_lec2")}
+
+
+def test_the_chapters_modules_never_import_the_publishing_machinery():
+    # The direction of the layout (CONTRIBUTING, "Where does my change go"): publish/ builds on the
+    # modules the chapters teach, never the other way, so a reader of flops.py meets no Sphinx or papermill.
+    readers = [p for p in PACKAGE.rglob("*.py") if "publish" not in p.relative_to(PACKAGE).parts]
+    assert len(readers) > 15
+    upward = {_dotted(p) or "cs336_lec2": sorted(m for m in _imported_modules(p) if m.startswith("cs336_lec2.publish"))
+              for p in readers}
+    assert not {k: v for k, v in upward.items() if v}
+
+
+def test_the_import_direction_check_resolves_relative_imports():
+    # The check above must not pass for want of understanding `from ..x import y` or `from .x import y`.
+    assert "cs336_lec2.device" in _imported_modules(PACKAGE / "publish" / "cli.py")
+    assert "cs336_lec2.publish.execute" in _imported_modules(PACKAGE / "publish" / "book.py")
+    assert "cs336_lec2.device" in _imported_modules(PACKAGE / "hardware" / "__init__.py")
+    assert "cs336_lec2.hardware.cpus" in _imported_modules(PACKAGE / "publish" / "execute.py")
 
 
 # ---- the version ranges and `make compat` (issue 9 D) ----

@@ -25,10 +25,10 @@ from typing import Any
 
 import nbformat
 
-from . import __version__
-from .device import DEVICE_CHOICES
-from .presets import PRESET_CHOICES
-from .results import CHAPTER_ENV, RESULTS_ENV, read_published
+from .. import __version__
+from ..device import DEVICE_CHOICES
+from ..presets import PRESET_CHOICES
+from ..results import CHAPTER_ENV, RESULTS_ENV, read_published
 
 RECORD_NAME = "run-record.json"
 LOG_NAME = "execute.log"
@@ -86,8 +86,8 @@ def machine_info(device: str) -> dict[str, Any]:
     """Where the run happened: device, CPU, library versions (no host names, no paths)."""
     import torch
 
-    from .cpus import detect_core
-    from .device import cpu_name, describe_device, get_device  # torch loads only when a run starts
+    from ..device import cpu_name, describe_device, get_device  # torch loads only when a run starts
+    from ..hardware.cpus import detect_core
 
     dev = get_device(device)
     core = detect_core()
@@ -207,7 +207,7 @@ def execute(
     import papermill
     from tqdm.auto import tqdm
 
-    from .presets import resolve
+    from ..presets import resolve
 
     notebooks_dir = Path(notebooks_dir)
     paths = find_chapters(notebooks_dir, chapters)

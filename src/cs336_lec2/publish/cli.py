@@ -20,8 +20,8 @@ INFO_DTYPES = ("fp64", "fp32", "tf32", "bf16", "fp16", "fp8", "int8")
 def _info(args: argparse.Namespace) -> int:
     import torch
 
-    from . import __version__, hardware
-    from .device import describe_device, get_device
+    from .. import __version__, hardware
+    from ..device import describe_device, get_device
 
     _check_cuda(args.device)
     try:
@@ -40,7 +40,7 @@ def _info(args: argparse.Namespace) -> int:
         kind = "estimate" if peak.is_estimate else "datasheet"
         print(f"  {key:>5}: {peak.flops / 1e12:9.2f} TFLOP/s  ({kind}; {peak.source})")
     if args.measure:
-        from .timing import matmul_flops_per_sec
+        from ..timing import matmul_flops_per_sec
 
         print("measured compute roof (fastest square matmul, torch's current threads):")
         for dtype in (torch.float32, torch.bfloat16):
@@ -63,7 +63,7 @@ def _check_cuda(device: str) -> None:
     if device.strip().lower().startswith("cuda"):
         import torch
 
-        from .device import no_cuda_reason
+        from ..device import no_cuda_reason
 
         if not torch.cuda.is_available():
             raise UsageError(f"--device {device}: {no_cuda_reason()}; use --device auto or --device cpu")

@@ -1,6 +1,6 @@
 """Render committed run records (``book/results/*.json``) as tables and a plot for the results page.
 
-A record is what ``cs336-lec2 execute`` writes (:class:`cs336_lec2.execute.RunRecord`). Records from
+A record is what ``cs336-lec2 execute`` writes (:class:`cs336_lec2.publish.execute.RunRecord`). Records from
 GPU machines arrive from instructors and render here without code changes: nothing below knows
 which machines exist.
 """

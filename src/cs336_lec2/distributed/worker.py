@@ -1,6 +1,6 @@
-"""The program every rank of :func:`cs336_lec2.launcher.launch` runs.
+"""The program every rank of :func:`cs336_lec2.distributed.launcher.launch` runs.
 
-``python -m cs336_lec2.dist_worker SPEC_JSON OUT_DIR`` with ``RANK`` and ``WORLD_SIZE`` in the
+``python -m cs336_lec2.distributed.worker SPEC_JSON OUT_DIR`` with ``RANK`` and ``WORLD_SIZE`` in the
 environment (torchrun's names). Rank 0 serves the group's store on a free port over 127.0.0.1 and
 publishes the port in ``OUT_DIR``; every rank joins the process group through it, runs the
 task the spec names and writes ``rank{R}.pt`` (a dict of plain values and tensors, loadable with
@@ -31,7 +31,7 @@ from torch import nn
 
 def build_model(model_spec: dict[str, Any]) -> nn.Module:
     """The model a spec names: ``{"name": "Cruncher", "kwargs": {...}}`` from :mod:`cs336_lec2.models`."""
-    from . import models
+    from .. import models
 
     return getattr(models, model_spec["name"])(**model_spec["kwargs"])
 
@@ -87,8 +87,8 @@ def _local(t: torch.Tensor) -> torch.Tensor:
 def _train(strategy: str, spec: dict[str, Any], rank: int, world: int, device: torch.device) -> dict[str, Any]:
     from torch.nn.parallel import DistributedDataParallel as DDP
 
-    from .distributed import count_collectives, local_tensor_bytes
-    from .memory import optimizer_state_tensors
+    from ..memory import optimizer_state_tensors
+    from . import count_collectives, local_tensor_bytes
 
     torch.manual_seed(spec["seed"])
     model = build_model(spec["model"]).to(device)
@@ -114,7 +114,7 @@ def _train(strategy: str, spec: dict[str, Any], rank: int, world: int, device: t
 
             optimizer = ZeroRedundancyOptimizer(wrapped.parameters(), optimizer_class=torch.optim.Adam, lr=spec["lr"])
     elif strategy == "fsdp2":
-        from .distributed import fully_shard
+        from . import fully_shard
 
         if fully_shard is None:
             raise RuntimeError(f"this torch ({torch.__version__}) has no torch.distributed.fsdp.fully_shard (2.6+)")

@@ -1,4 +1,4 @@
-"""Tests of cs336_lec2.dist_worker in this process: the spec's model, data and loss, the single-process
+"""Tests of cs336_lec2.distributed.worker in this process: the spec's model, data and loss, the single-process
 reference, and one rank (a group of one) running every strategy, whose bytes equal the formulas."""
 
 from __future__ import annotations
@@ -7,8 +7,8 @@ import pytest
 import torch
 import torch.distributed as dist
 
-from cs336_lec2 import dist_worker as W
 from cs336_lec2.distributed import STRATEGIES, expected_state_bytes
+from cs336_lec2.distributed import worker as W
 from cs336_lec2.models import Cruncher, TransformerLM
 
 CRUNCHER = {"name": "Cruncher", "kwargs": {"dim": 4, "num_layers": 2}}

@@ -1,4 +1,4 @@
-"""Tests of cs336_lec2.launcher: a real 2-process gloo group — its results equal the formulas and
+"""Tests of cs336_lec2.distributed.launcher: a real 2-process gloo group — its results equal the formulas and
 single-process training, a failing or killed rank's error surfaces, timeouts, interruptions, no orphans."""
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ import torch
 import torch.distributed as dist
 
 from cs336_lec2 import distributed as D
-from cs336_lec2 import launcher as L
+from cs336_lec2.distributed import launcher as L
 
 
 @pytest.mark.parametrize(

@@ -1,6 +1,6 @@
 """Run a real ``torch.distributed`` group from a notebook: :func:`launch`, and its single-process twin.
 
-:func:`launch` starts ``world_size`` processes of :mod:`cs336_lec2.dist_worker` (gloo over loopback,
+:func:`launch` starts ``world_size`` processes of :mod:`cs336_lec2.distributed.worker` (gloo over loopback,
 or nccl with a GPU per rank). Rank 0 serves the group's store on a port the OS picks as it binds and
 passes it on through a file; the launcher waits with a timeout, raises the error of the rank that
 failed first (:class:`WorkerError`), and leaves no process behind, also when interrupted.
@@ -26,7 +26,7 @@ from typing import Any
 import torch
 import torch.distributed as dist
 
-from .checks import check_choice, check_int
+from ..checks import check_choice, check_int
 
 
 def train_single_process(
@@ -40,7 +40,7 @@ def train_single_process(
     whole batch goes through at once. On the CPU it uses one thread, as the ranks do, so the kernels
     add in the same order. Returns the final parameters by name (CPU tensors).
     """
-    from .dist_worker import train_single
+    from .worker import train_single
 
     if not isinstance(spec, dict):
         raise TypeError(f"spec must be a dict, got {type(spec).__name__}")
@@ -83,9 +83,9 @@ def _stop(procs: list[subprocess.Popen[bytes]]) -> None:
 
 
 def launch(spec: dict[str, Any], *, world_size: int = 2, backend: str = "auto", timeout: float = 60.0) -> list[Any]:
-    """Run :mod:`cs336_lec2.dist_worker` on ``spec`` as ``world_size`` ranks; return each rank's result.
+    """Run :mod:`cs336_lec2.distributed.worker` on ``spec`` as ``world_size`` ranks; return each rank's result.
 
-    Each rank is a fresh ``python -m cs336_lec2.dist_worker`` process (so it works from Jupyter,
+    Each rank is a fresh ``python -m cs336_lec2.distributed.worker`` process (so it works from Jupyter,
     papermill and Colab: nothing is pickled from the notebook), joined over ``127.0.0.1`` through a
     store that rank 0 serves on a port the OS picks when it binds (so no other process can take it
     first; the port travels through a file). ``backend="auto"`` is :func:`pick_backend`. The first rank to fail raises
@@ -116,7 +116,7 @@ def launch(spec: dict[str, Any], *, world_size: int = 2, backend: str = "auto", 
             for rank in range(n):
                 with open(out / f"rank{rank}.log", "wb") as log:
                     procs.append(subprocess.Popen(
-                        [sys.executable, "-m", "cs336_lec2.dist_worker", str(out / "spec.json"), str(out)],
+                        [sys.executable, "-m", "cs336_lec2.distributed.worker", str(out / "spec.json"), str(out)],
                         env={**env, "RANK": str(rank), "LOCAL_RANK": str(rank)}, stdout=log,
                         stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, start_new_session=True))
             deadline = time.monotonic() + timeout

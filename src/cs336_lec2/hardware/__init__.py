@@ -1,10 +1,14 @@
 """The peak FLOP/s that applies to a device and dtype: the denominator of MFU.
 
-On a GPU the figure is the card's DENSE datasheet peak from :mod:`cs336_lec2.accelerators` (re-exported
+On a GPU the figure is the card's DENSE datasheet peak from :mod:`cs336_lec2.hardware.accelerators` (re-exported
 here: :class:`Accelerator`, :data:`ACCELERATORS`, :func:`lookup`, :class:`UnknownHardwareError`), for
 the mode in use (fp32 matmuls count as TF32 when TF32 is on). A CPU has no datasheet peak:
 :func:`cpu_peak_estimate` estimates an upper bound from its core's FMA pipes (the microarchitecture
-table of :mod:`cs336_lec2.cpus`), threads and clock, marked as an estimate, which the caller can override.
+table of :mod:`cs336_lec2.hardware.cpus`), threads and clock, marked as an estimate, which the caller can override.
+
+The subpackage keeps the facts apart from the arithmetic: :mod:`~cs336_lec2.hardware.accelerators` is the
+table of GPUs with their datasheet sources, :mod:`~cs336_lec2.hardware.cpus` the table of CPU cores, and
+this module picks the figure that applies.
 """
 
 from __future__ import annotations
@@ -16,9 +20,9 @@ from dataclasses import dataclass
 
 import torch
 
+from ..device import cpu_name, get_device
 from .accelerators import ACCELERATORS, DTYPE_KEYS, OVERRIDE_HINT, Accelerator, UnknownHardwareError, lookup
 from .cpus import CpuCore, core_from_flags, cpu_info, detect_core, parse_flags
-from .device import cpu_name, get_device
 
 __all__ = ["ACCELERATORS", "DTYPE_KEYS", "Accelerator", "CpuCore", "Peak", "UnknownHardwareError", "cpu_clock_hz",
            "cpu_flags", "cpu_flops_per_cycle", "cpu_peak_estimate", "detect_core", "dtype_key", "lookup", "peak_flops",
@@ -151,7 +155,7 @@ def cpu_clock_hz() -> tuple[float, str]:
 def cpu_flops_per_cycle(key: str, flags: frozenset[str] | str, core: CpuCore | None = None) -> tuple[float, str]:
     """Peak FLOPs per cycle per core for ``key`` on ``core`` with the ISA ``flags``, and the reasoning in words.
 
-    ``core`` (a :class:`~cs336_lec2.cpus.CpuCore`, see :func:`~cs336_lec2.cpus.detect_core`) gives
+    ``core`` (a :class:`~cs336_lec2.hardware.cpus.CpuCore`, see :func:`~cs336_lec2.hardware.cpus.detect_core`) gives
     the FMA pipes and their width; None models the core from ``flags`` alone (two FMA pipes of the
     widest vector ISA, an upper bound). ``flags`` may be a set of names or a string like "avx2 fma".
     fp64 is half the fp32 rate; bf16/fp16 use AMX tiles, AVX-512 BF16/FP16 or Arm BF16 instructions
@@ -192,7 +196,7 @@ def cpu_peak_estimate(
     """An ESTIMATED upper bound on this CPU's matmul peak (FLOP/s): threads x clock x FLOPs/cycle/core.
 
     ``threads`` defaults to the threads torch computes with (capped by the CPUs this process may
-    use), ``flags`` to /proc/cpuinfo, ``core`` to the microarchitecture :func:`~cs336_lec2.cpus.detect_core`
+    use), ``flags`` to /proc/cpuinfo, ``core`` to the microarchitecture :func:`~cs336_lec2.hardware.cpus.detect_core`
     finds there (when ``flags`` is given and ``core`` is not, the core is modelled from the flags alone)
     and ``clock_hz`` to :func:`cpu_clock_hz`; pass them to model another machine. Matrix units outside
     the vector ISA (Apple's AMX behind Accelerate) are not modelled: where a measurement beats the

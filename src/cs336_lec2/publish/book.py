@@ -97,8 +97,8 @@ def _edition_config(root: Path, edition: Edition) -> dict:
     config["title"] = edition.title
     sphinx = config.setdefault("sphinx", {})
     extensions = sphinx.setdefault("extra_extensions", [])
-    if "cs336_lec2.sphinx_ext" not in extensions:
-        extensions.append("cs336_lec2.sphinx_ext")
+    if "cs336_lec2.publish.sphinx_ext" not in extensions:
+        extensions.append("cs336_lec2.publish.sphinx_ext")
     sphinx.setdefault("config", {}).update(
         language=edition.sphinx_language,
         cs336_other_language=edition.other,

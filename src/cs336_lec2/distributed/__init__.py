@@ -9,7 +9,8 @@
   or FSDP2 (``fully_shard``, ZeRO-3) holds, to the byte, for an fp32 Adam model of given shapes.
 - :func:`count_collectives` and :func:`local_tensor_bytes`: what the ranks measure about themselves.
 
-:mod:`cs336_lec2.launcher` runs the ranks (:mod:`cs336_lec2.dist_worker`) that measure them.
+The formulas live here; the process plumbing that measures them sits beside them in the subpackage:
+:mod:`~cs336_lec2.distributed.launcher` starts the ranks, each running :mod:`~cs336_lec2.distributed.worker`.
 """
 
 from __future__ import annotations
@@ -27,8 +28,8 @@ from typing import Any
 import torch
 import torch.distributed as dist
 
-from .checks import check_choice, check_int
-from .memory import tensor_bytes
+from ..checks import check_choice, check_int
+from ..memory import tensor_bytes
 
 try:  # FSDP2, public API since torch 2.6 (https://docs.pytorch.org/docs/stable/distributed.fsdp.fully_shard.html).
     # Torch 2.4-2.5 had a prototype under torch.distributed._composable.fsdp; it is not used here.
