@@ -102,7 +102,7 @@ def add_run_note(nb: nbformat.NotebookNode, note: str) -> nbformat.NotebookNode:
             continue
         lines = cell.source.split("\n")
         at = next((i + 1 for i, line in enumerate(lines) if line.startswith("# ")), 0)
-        cell.source = "\n".join([*lines[:at], "", note, *lines[at:]]).strip("\n")
+        cell.source = "\n".join([*lines[:at], "", note.rstrip("\n"), *lines[at:]]).strip("\n")
         return nb
     nb.cells.insert(0, nbformat.v4.new_markdown_cell(note))
     return nb
