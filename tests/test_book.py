@@ -479,3 +479,22 @@ def test_a_book_built_from_a_run_says_so_on_every_chapter_page(tmp_path):
             assert kind == ("failed" if name == chapters[2] else "ok"), (lang, name, kind)
         failed = (html / lang / "notebooks" / f"{chapters[2]}.html").read_text(encoding="utf-8")
         assert "CUDA out of memory" in failed
+
+
+def test_the_book_workflow_builds_from_a_refresh_run_and_publishes_the_colab_notebooks():
+    import yaml
+
+    book = yaml.safe_load((ROOT / ".github" / "workflows" / "book.yml").read_text(encoding="utf-8"))
+    refresh = yaml.safe_load((ROOT / ".github" / "workflows" / "refresh.yml").read_text(encoding="utf-8"))
+    assert "from_run" in book[True]["workflow_dispatch"]["inputs"]  # YAML reads the key `on` as True
+    steps = book["jobs"]["build"]["steps"]
+    fetch = next(s for s in steps if s.get("uses", "").startswith("actions/download-artifact"))
+    uploaded = next(s for s in refresh["jobs"]["execute"]["steps"]
+                    if s.get("uses", "").startswith("actions/upload-artifact"))
+    assert fetch["with"]["name"] == uploaded["with"]["name"] and fetch["with"]["path"] == "runs/gpu"
+    assert "runs/gpu/run-record.json" in uploaded["with"]["path"]
+    build = next(s["run"] for s in steps if s.get("name") == "Build the book")
+    assert "cs336-lec2 book --strict ${FROM_RUN:+--from runs/gpu}" in build
+    publish = next(s["run"] for s in steps if "colab" in s.get("name", "").lower())
+    assert "cd _build/colab" in publish and "colab_branch" in publish and "git push" in publish
+    assert book["permissions"]["contents"] == "write" and book["permissions"]["actions"] == "read"
