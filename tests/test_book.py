@@ -330,3 +330,171 @@ def test_the_set_up_says_what_torch_a_plain_index_gives():
         assert cpu_index in doc.read_text(encoding="utf-8"), doc
     makefile = (ROOT / "Makefile").read_text()
     assert "PIP_ARGS ?=" in makefile and "pip install --quiet $(PIP_ARGS) -r requirements.txt" in makefile
+
+
+# ---- issue 24: Chinese search (item 3), one-language Colab notebooks (item 4), a run's pages (item 8) ----
+
+def test_the_glossary_gives_the_chinese_search_its_words():
+    from cs336_lec2.publish.zh_search import glossary_terms
+
+    terms = glossary_terms((ROOT / "book" / "glossary.md").read_text(encoding="utf-8"))
+    for word in ("混合精度", "混合精度训练", "激活值", "张量", "优化器状态", "浮点运算次数", "显存带宽", "内存带宽"):
+        assert word in terms, word
+    assert "每秒浮点运算次数" in terms and not any("（" in t or "/" in t or " " in t for t in terms)
+    table = "| English | 中文 | note |\n|---|---|---|\n| a | 甲乙（A） / 丙丁 | x |\n| b | 戊 | |\n"
+    assert glossary_terms(table)[1:] == ["甲乙", "丙丁"]  # after EXTRA_WORDS; one-character terms are dropped
+
+
+def test_the_chinese_index_also_holds_the_glossary_terms_inside_longer_words(tmp_path):
+    from cs336_lec2.publish.zh_search import SearchChineseGlossary, jieba_available, write_user_dict
+
+    if not jieba_available():
+        pytest.fail("jieba is not installed: the zh edition's search cannot find Chinese words (requirements.txt)")
+    words = write_user_dict(["混合精度", "激活值", "混合精度训练"], tmp_path / "dict.txt")
+    search = SearchChineseGlossary({"dict": str(words)})
+    split = search.split("本章讲混合精度训练与激活值")
+    assert {"混合精度训练", "混合精度", "激活值"} <= set(split)
+    assert "splitQuery" in search.js_splitter_code
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_run_note_names_the_machine_or_the_fallback(lang):
+    from cs336_lec2.publish.pages import run_note
+
+    record = {"machine": {"device_name": "NVIDIA H100 80GB HBM3"}, "parameters": {"device": "cuda", "preset": "large"},
+              "created": "2026-11-22T10:00:00Z",
+              "chapters": [{"name": "01_a", "ok": True}, {"name": "02_b", "ok": False, "error": "cell [3] raised *x*"}]}
+    ok = run_note(record, "h100", "01_a", True, lang)
+    assert ok.startswith(":::{note}\n:class: cs336-run-note cs336-run-ok\n") and ok.endswith(":::\n")
+    assert "NVIDIA H100 80GB HBM3" in ok and "2026-11-22 10:00:00 UTC" in ok and "large" in ok and "`h100`" in ok
+    failed = run_note(record, "h100", "02_b", False, lang)
+    assert "cs336-run-failed" in failed and r"cell \[3\] raised \*x\*" in failed and failed.startswith(":::{warning}")
+    assert "cs336-run-missing" in run_note(record, "h100", "03_c", False, lang)
+    assert "cs336-run-unknown" in run_note(None, "h100", "01_a", True, lang)
+    with pytest.raises(ValueError, match="lang must be one of"):
+        run_note(record, "h100", "01_a", True, "fr")
+
+
+def test_run_note_goes_under_the_chapter_title():
+    from cs336_lec2.publish.pages import add_run_note
+
+    nb = new_notebook(cells=[new_code_cell("x = 1"), new_markdown_cell("# 1. Title\n\nIntro.")])
+    add_run_note(nb, ":::{note}\nN\n:::\n")
+    assert nb.cells[1].source == "# 1. Title\n\n:::{note}\nN\n:::\n\nIntro."
+
+
+def test_each_edition_launches_colab_on_its_own_branch_folder():
+    from cs336_lec2.publish.book import _edition_config
+
+    for lang, edition in EDITIONS.items():
+        config = _edition_config(ROOT, edition)
+        assert config["repository"]["branch"] == "colab" and config["repository"]["path_to_book"] == lang
+        assert "colab_branch" not in config  # Jupyter Book's config has no such key
+
+
+def _colab_links(html: str) -> list[str]:
+    return re.findall(r'href="(https://colab\.research\.google\.com/github/[^"]+)"', html)
+
+
+@pytest.mark.slow
+def test_each_editions_colab_button_opens_a_notebook_in_its_language_only(built_book):
+    """Resolve each Colab link to the copy the workflow publishes (``_build/colab`` = the branch's root)."""
+    import yaml
+
+    config = yaml.safe_load((ROOT / "_config.yml").read_text(encoding="utf-8"))
+    org_repo = config["repository"]["url"].removeprefix("https://github.com/")
+    prefix = f"https://colab.research.google.com/github/{org_repo}/blob/{config['colab_branch']}/"
+    published = built_book.parent / "colab"
+    cjk = re.compile(r"[\u4e00-\u9fff]")
+    for lang, edition in EDITIONS.items():
+        for chapter in [p for p in toc_files(ROOT / "_toc.yml") if p.startswith("notebooks/")]:
+            links = _colab_links((built_book / lang / f"{chapter}.html").read_text(encoding="utf-8"))
+            assert links == [f"{prefix}{lang}/{chapter}.ipynb"], (lang, chapter, links)
+            nb = nbformat.read(published / lang / f"{chapter}.ipynb", as_version=4)
+            prose = [c for c in nb.cells if c.cell_type == "markdown"]
+            tags = {t for c in nb.cells for t in c.metadata.get("tags", [])}
+            assert prose and f"lang-{edition.other}" not in tags and f"lang-{lang}" in tags, (lang, chapter)
+            chinese = sum(len(cjk.findall(c.source)) for c in prose)
+            assert (chinese > 100) if lang == "zh" else (chinese == 0), (lang, chapter, chinese)
+            assert [c.source for c in nb.cells if c.cell_type == "code"] == [
+                c.source for c in nbformat.read(ROOT / f"{chapter}.ipynb", as_version=4).cells if c.cell_type == "code"]
+
+
+@pytest.mark.slow
+def test_the_chinese_search_index_holds_chinese_words(built_book):
+    text = (built_book / "zh" / "searchindex.js").read_text(encoding="utf-8")
+    index = json.loads(text[text.index("(") + 1:text.rindex(")")])
+    pages = {word: {index["docnames"][i] for i in ([ids] if isinstance(ids, int) else ids)}
+             for word, ids in index["terms"].items()}
+    titles = {word: {index["docnames"][i] for i in ([ids] if isinstance(ids, int) else ids)}
+              for word, ids in index["titleterms"].items()}
+    for word in ("混合", "精度", "混合精度", "激活值", "张量", "优化器状态"):
+        assert word in pages or word in titles, word
+    assert "notebooks/12_mixed_precision" in titles["混合精度"]
+    assert "notebooks/03_tensors" in titles["张量"]
+    assert {"notebooks/10_memory_accounting", "notebooks/13_transformer_accounting"} <= titles["激活值"]
+
+
+@pytest.mark.slow
+def test_a_book_built_from_a_run_says_so_on_every_chapter_page(tmp_path):
+    """``cs336-lec2 book --from runs/<machine>`` (issue 24 item 8): the run's chapters carry its device
+    and date, a chapter that failed there says so and shows the committed notebook."""
+    import shutil
+
+    from cs336_lec2.publish.book import build_book
+
+    root = tmp_path / "repo"
+    root.mkdir()
+    shutil.copy2(ROOT / "_config.yml", root / "_config.yml")
+    shutil.copytree(ROOT / "book", root / "book")
+    chapters = ["01_napkin_math", "02_floats", "03_tensors"]
+    (root / "notebooks").mkdir()
+    for name in chapters:
+        shutil.copy2(ROOT / "notebooks" / f"{name}.ipynb", root / "notebooks")
+    toc = "\n".join(line for line in (ROOT / "_toc.yml").read_text(encoding="utf-8").splitlines()
+                    if "file: notebooks/" not in line or any(name in line for name in chapters))
+    (root / "_toc.yml").write_text(toc + "\n", encoding="utf-8")
+    run = tmp_path / "runs" / "h100"
+    run.mkdir(parents=True)
+    for name in chapters[:2]:
+        shutil.copy2(ROOT / "notebooks" / f"{name}.ipynb", run)
+    record = json.loads(json.dumps(RECORD))
+    record["chapters"] = [{"name": chapters[0], "seconds": 3.0, "ok": True, "error": None},
+                          {"name": chapters[1], "seconds": 4.0, "ok": True, "error": None},
+                          {"name": chapters[2], "seconds": 1.0, "ok": False,
+                           "error": "cell [5] raised RuntimeError: CUDA out of memory"}]
+    (run / "run-record.json").write_text(json.dumps(record), encoding="utf-8")
+    warnings: list[str] = []
+    html = build_book(root, build_dir=tmp_path / "build", notebooks_from=run, strict=True, warn=warnings.append)
+    assert warnings == [f"{chapters[2]} FAILED in that run (cell [5] raised RuntimeError: CUDA out of memory); "
+                        "the committed notebook is used"]
+    note = re.compile(r'class="cs336-run-note cs336-run-(\w+) admonition[^"]*">(.*?)</div>', re.S)
+    for lang in EDITIONS:
+        for name in chapters:
+            page = (html / lang / "notebooks" / f"{name}.html").read_text(encoding="utf-8")
+            found = note.findall(page)
+            assert len(found) == 1, (lang, name, found)
+            kind, body = found[0]
+            assert "NVIDIA H100 80GB HBM3" in body and "2026-11-22" in body and "h100" in body, body
+            assert kind == ("failed" if name == chapters[2] else "ok"), (lang, name, kind)
+        failed = (html / lang / "notebooks" / f"{chapters[2]}.html").read_text(encoding="utf-8")
+        assert "CUDA out of memory" in failed
+
+
+def test_the_book_workflow_builds_from_a_refresh_run_and_publishes_the_colab_notebooks():
+    import yaml
+
+    book = yaml.safe_load((ROOT / ".github" / "workflows" / "book.yml").read_text(encoding="utf-8"))
+    refresh = yaml.safe_load((ROOT / ".github" / "workflows" / "refresh.yml").read_text(encoding="utf-8"))
+    assert "from_run" in book[True]["workflow_dispatch"]["inputs"]  # YAML reads the key `on` as True
+    steps = book["jobs"]["build"]["steps"]
+    fetch = next(s for s in steps if s.get("uses", "").startswith("actions/download-artifact"))
+    uploaded = next(s for s in refresh["jobs"]["execute"]["steps"]
+                    if s.get("uses", "").startswith("actions/upload-artifact"))
+    assert fetch["with"]["name"] == uploaded["with"]["name"] and fetch["with"]["path"] == "runs/gpu"
+    assert "runs/gpu/run-record.json" in uploaded["with"]["path"]
+    build = next(s["run"] for s in steps if s.get("name") == "Build the book")
+    assert "cs336-lec2 book --strict ${FROM_RUN:+--from runs/gpu}" in build
+    publish = next(s["run"] for s in steps if "colab" in s.get("name", "").lower())
+    assert "cd _build/colab" in publish and "colab_branch" in publish and "git push" in publish
+    assert book["permissions"]["contents"] == "write" and book["permissions"]["actions"] == "read"

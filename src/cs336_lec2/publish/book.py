@@ -4,7 +4,9 @@ Jupyter Book 1 drops markdown-cell tags, so it cannot hide one language itself. 
 built from a staged copy of the book in which the other language's cells are already gone
 (DESIGN.md §3): ``_build/stage/<lang>/`` holds the config, the table of contents, the pages of
 ``book/`` (shared ones plus those of ``book/<lang>/``) and the filtered notebooks. The HTML of both
-editions lands in ``_build/html/{en,zh}/`` under a landing page that offers both.
+editions lands in ``_build/html/{en,zh}/`` under a landing page that offers both; the one-language
+notebooks that each edition's Colab button opens land in ``_build/colab/{en,zh}/notebooks/``
+(:mod:`.pages`, which also writes the note of a ``--from`` run on each chapter page).
 """
 
 from __future__ import annotations
@@ -23,6 +25,7 @@ import nbformat
 import yaml
 
 from .execute import RECORD_NAME
+from .pages import add_run_note, colab_repository, load_record, run_note, write_colab_copies
 from .results_page import fill_results_page
 
 
@@ -95,6 +98,8 @@ def edition_toc(toc_text: str, lang: str) -> str:
 def _edition_config(root: Path, edition: Edition) -> dict:
     config = yaml.safe_load((root / "_config.yml").read_text(encoding="utf-8"))
     config["title"] = edition.title
+    config["repository"] = colab_repository(config, edition.code)  # the Colab button: one language
+    config.pop("colab_branch", None)
     sphinx = config.setdefault("sphinx", {})
     extensions = sphinx.setdefault("extra_extensions", [])
     if "cs336_lec2.publish.sphinx_ext" not in extensions:
@@ -151,7 +156,9 @@ def stage_edition(
     """Write the staged source of one edition into ``stage`` (emptied first) and return it.
 
     ``chosen`` maps notebook file names to the executed copies to use (see :func:`chapters_from_run`);
-    by default every notebook present in ``notebooks_from`` is used.
+    by default every notebook present in ``notebooks_from`` is used. With ``notebooks_from``, every
+    chapter page says which run (machine, date) its outputs come from, or that it fell back to the
+    committed notebook (:func:`.pages.run_note`).
     """
     edition = EDITIONS[lang]
     if stage.exists():
@@ -171,6 +178,7 @@ def stage_edition(
             shutil.copy2(path, book / path.name)
     if (root / "book" / "_static").is_dir():
         shutil.copytree(root / "book" / "_static", book / "_static")
+    record = load_record(notebooks_from) if notebooks_from is not None else None
     results_page = book / "results.md"
     if results_page.exists():
         run_record = notebooks_from / RECORD_NAME if notebooks_from is not None else None
@@ -188,6 +196,9 @@ def stage_edition(
         if not source.exists():
             raise FileNotFoundError(f"_toc.yml lists {entry}, but {name} is neither in notebooks/ nor in --from")
         nb = filter_notebook(nbformat.read(source, as_version=4), lang)
+        if notebooks_from is not None:
+            taken = source != root / "notebooks" / name
+            add_run_note(nb, run_note(record, notebooks_from.name, Path(name).stem, taken, lang))
         (stage / "notebooks").mkdir(exist_ok=True)
         nbformat.write(nb, stage / "notebooks" / name)
     return stage
@@ -223,7 +234,8 @@ def landing_page(icon_svg: str) -> str:
 <head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
 <title>CS336 Lecture 2 · 第 2 讲</title>
 {icon_link(icon_svg)}
-<style>body{{font-family:system-ui,sans-serif;max-width:40rem;margin:4rem auto;line-height:1.6}}</style>
+<style>body{{font-family:system-ui,sans-serif;max-width:40rem;margin:4rem auto;padding:0 1.25rem;
+line-height:1.6}}</style>
 </head>
 <body>
   <h1>CS336 Lecture 2 · 第 2 讲</h1>
@@ -303,6 +315,7 @@ def build_book(
     icon_svg = (root / "book" / "_static" / "favicon.svg").read_text(encoding="utf-8")
     for code in languages:
         stage = stage_edition(root, code, build / "stage" / code, source, chosen)
+        write_colab_copies(stage, build / "colab" / code)
         out = build / "sphinx" / code
         cmd = [_jupyter_book(), "build", str(stage), "--path-output", str(out), "--builder", "html", "--all"]
         if strict:

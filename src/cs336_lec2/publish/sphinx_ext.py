@@ -1,5 +1,5 @@
 """A tiny Sphinx extension for the two editions of the book: a link on every page to the same page
-in the other language, and no script included twice.
+in the other language, no script included twice, and Chinese search (:mod:`.zh_search`) in the zh edition.
 
 The HTML lives at ``html/<lang>/<pagename>.html`` for both editions, so the other edition's copy of a
 page is reached by climbing out of this edition and descending into the other one.
@@ -8,7 +8,14 @@ page is reached by climbing out of this edition and descending into the other on
 from __future__ import annotations
 
 from html import escape
+from pathlib import Path
 from typing import Any
+
+from sphinx.util import logging
+
+from .zh_search import GLOSSARY, SearchChineseGlossary, glossary_terms, jieba_available, write_user_dict
+
+logger = logging.getLogger(__name__)
 
 
 def other_edition_url(pagename: str, other_language: str) -> str:
@@ -56,10 +63,28 @@ def _add_switch(app: Any, pagename: str, templatename: str, context: dict, doctr
     context["body"] = link + context["body"]
 
 
+def _chinese_search(app: Any) -> None:
+    """In a Chinese edition, cut the search index with jieba and the glossary's terms (a warning without jieba)."""
+    language = (app.config.html_search_language or app.config.language or "").lower()
+    if not language.startswith("zh"):
+        return
+    if not jieba_available():
+        logger.warning("jieba is not installed: the Chinese search index cannot find Chinese words "
+                       "(pip install 'cs336-lec2[book]')")
+        return
+    glossary = Path(app.srcdir) / GLOSSARY
+    if glossary.is_file() and "dict" not in app.config.html_search_options:
+        terms = glossary_terms(glossary.read_text(encoding="utf-8"))
+        path = write_user_dict(terms, Path(app.doctreedir) / "cs336-jieba-glossary.txt")
+        app.config.html_search_options = {**app.config.html_search_options, "dict": str(path)}
+
+
 def setup(app: Any) -> dict[str, Any]:
     app.add_config_value("cs336_other_language", "", "html")
     app.add_config_value("cs336_other_label", "", "html")
     app.add_config_value("cs336_other_hreflang", "", "html")
     app.connect("html-page-context", _add_switch)
     app.connect("html-page-context", _dedupe_scripts)
+    app.add_search_language(SearchChineseGlossary)
+    app.connect("builder-inited", _chinese_search)
     return {"parallel_read_safe": True, "parallel_write_safe": True, "version": "1"}

@@ -1,0 +1,126 @@
+"""What an edition's chapter pages carry beyond their cells: the note of the run that produced them
+(``cs336-lec2 book --from``) and the one-language notebooks that their Colab buttons open.
+
+- A book built from a run says on every chapter page which machine and when produced its outputs; a
+  chapter that failed in that run, or was not run there, says so too: its page shows the committed
+  CPU reference instead (:func:`run_note`).
+- Each edition's Colab button opens that edition's one-language copy of the chapter. The build writes
+  the copies to ``<build>/colab/<lang>/notebooks/``; the book workflow publishes that folder as the
+  root of the repository's ``colab_branch`` (``_config.yml``), where Colab opens them by their GitHub
+  URL (``colab.research.google.com/github/<org>/<repo>/blob/<branch>/<lang>/notebooks/NN_name.ipynb``).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import shutil
+from pathlib import Path
+from typing import Any
+
+import nbformat
+
+from .execute import RECORD_NAME
+
+DEFAULT_COLAB_BRANCH = "colab"
+_MARKDOWN_SPECIAL = re.compile(r"([\\`*_{}\[\]<>#|$~])")
+
+_TEXT = {
+    "en": {
+        "ok": "**The outputs on this page come from a run on {device}** ({kind}, preset {preset}), "
+              "{date}, run `{run}`. The committed notebooks hold a CPU run with the small preset.",
+        "failed": "**The outputs on this page are not from the run on {device}** ({date}, run `{run}`): "
+                  "this chapter failed there ({error}). The page shows the committed CPU reference instead.",
+        "missing": "**The outputs on this page are not from the run on {device}** ({date}, run `{run}`): "
+                   "this chapter was not run there. The page shows the committed CPU reference instead.",
+        "unknown": "**The outputs on this page come from the folder `{run}`**, which has no run record: "
+                   "the machine and date are unknown (the run may have been interrupted).",
+    },
+    "zh": {
+        "ok": "**本页输出来自在 {device} 上的一次运行**（{kind}，预设规模 {preset}），时间 {date}，运行 `{run}`。"
+              "仓库中提交的 notebook 保存的是在 CPU 上以 small 预设规模运行的结果。",
+        "failed": "**本页输出并非来自在 {device} 上的那次运行**（{date}，运行 `{run}`）：本章在那次运行中失败"
+                  "（{error}）。本页显示的是仓库中提交的 CPU 参考输出。",
+        "missing": "**本页输出并非来自在 {device} 上的那次运行**（{date}，运行 `{run}`）：那次运行没有执行本章。"
+                   "本页显示的是仓库中提交的 CPU 参考输出。",
+        "unknown": "**本页输出来自文件夹 `{run}`**，其中没有运行记录：机器和时间不明（那次运行可能被中断了）。",
+    },
+}
+
+
+def _plain(text: object) -> str:
+    """``text`` with Markdown's special characters escaped (device names and errors are not Markdown)."""
+    return _MARKDOWN_SPECIAL.sub(r"\\\1", " ".join(str(text).split()))
+
+
+def load_record(folder: Path) -> dict[str, Any] | None:
+    """The run record of an execute folder, or None where it has none (a ``ValueError`` if it is broken)."""
+    path = folder / RECORD_NAME
+    if not path.exists():
+        return None
+    try:
+        record = json.loads(path.read_text(encoding="utf-8"))
+    except ValueError as err:
+        raise ValueError(f"{path}: not a valid run record ({err})") from err
+    if not isinstance(record, dict):
+        raise ValueError(f"{path}: not a valid run record (a JSON object was expected)")
+    return record
+
+
+def run_note(record: dict[str, Any] | None, run: str, chapter: str, taken: bool, lang: str) -> str:
+    """The MyST note (a ``cs336-run-note`` admonition) for one chapter page of a book built from a run.
+
+    ``taken`` says whether the page shows that run's notebook; if not, the record tells whether the
+    chapter failed there or was not run. ``lang`` is the edition (``en`` or ``zh``).
+    """
+    if lang not in _TEXT:
+        raise ValueError(f"lang must be one of {sorted(_TEXT)}, got {lang!r}")
+    machine = (record or {}).get("machine") or {}
+    parameters = (record or {}).get("parameters") or {}
+    runs = {c.get("name"): c for c in (record or {}).get("chapters") or [] if isinstance(c, dict)}
+    if record is None:
+        kind = "unknown" if taken else "missing"
+    elif taken:
+        kind = "ok"
+    else:
+        kind = "failed" if chapter in runs and not runs[chapter].get("ok") else "missing"
+    created = str((record or {}).get("created", "")).replace("T", " ").replace("Z", " UTC").strip()
+    text = _TEXT[lang][kind].format(
+        device=_plain(machine.get("device_name") or machine.get("device") or "an unknown machine"),
+        kind=_plain(parameters.get("device") or machine.get("device_type") or "?"),
+        preset=_plain(parameters.get("preset") or "?"), date=_plain(created or "?"),
+        run=run.replace("`", "'"), error=_plain(runs.get(chapter, {}).get("error") or "?"),
+    )
+    admonition = "note" if kind in ("ok", "unknown") else "warning"
+    return f":::{{{admonition}}}\n:class: cs336-run-note cs336-run-{kind}\n{text}\n:::\n"
+
+
+def add_run_note(nb: nbformat.NotebookNode, note: str) -> nbformat.NotebookNode:
+    """Put ``note`` right under the chapter's title (the first ``# `` line of its first markdown cell)."""
+    for cell in nb.cells:
+        if cell.cell_type != "markdown":
+            continue
+        lines = cell.source.split("\n")
+        at = next((i + 1 for i, line in enumerate(lines) if line.startswith("# ")), 0)
+        cell.source = "\n".join([*lines[:at], "", note.rstrip("\n"), *lines[at:]]).strip("\n")
+        return nb
+    nb.cells.insert(0, nbformat.v4.new_markdown_cell(note))
+    return nb
+
+
+def colab_repository(config: dict[str, Any], lang: str) -> dict[str, Any]:
+    """The ``repository`` section of an edition's Jupyter Book config: its launch buttons open the
+    edition's one-language notebooks on ``colab_branch`` (the branch root holds ``<lang>/notebooks/``)."""
+    repository = dict(config.get("repository") or {})
+    repository["branch"] = str(config.get("colab_branch") or DEFAULT_COLAB_BRANCH)
+    repository["path_to_book"] = lang
+    return repository
+
+
+def write_colab_copies(stage: Path, out: Path) -> list[Path]:
+    """Copy the staged one-language chapter notebooks of an edition into ``out/notebooks/`` (emptied first)."""
+    target = out / "notebooks"
+    if target.exists():
+        shutil.rmtree(target)
+    target.mkdir(parents=True)
+    return [Path(shutil.copy2(path, target / path.name)) for path in sorted((stage / "notebooks").glob("*.ipynb"))]
