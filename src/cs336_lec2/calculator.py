@@ -1,0 +1,212 @@
+"""The book's training calculator, in Python: the reference its in-browser JavaScript copy is tested against.
+
+:func:`calculate` answers the three questions the calculator page asks of a configuration (how many
+parameters and FLOPs, how many GPU-days, does the training state fit on N GPUs) by composing the
+package's own functions, and nothing else: parameter counts and FLOPs per token from
+:mod:`cs336_lec2.transformer`, bytes per parameter from :mod:`cs336_lec2.napkin` /
+:mod:`cs336_lec2.memory`, sharded state and traffic from :mod:`cs336_lec2.distributed`, dense peaks
+and memory from the accelerator table (:mod:`cs336_lec2.hardware.accelerators`).
+
+Why a JavaScript copy at all: the page must answer within one frame (16 ms) and be usable within a
+second of loading, offline, with no kernel; a Python runtime compiled for the browser is tens of MB
+and seconds to start. So ``book/_static/calculator/calculator.js`` repeats the arithmetic, and
+``tests/test_calculator_browser.py`` runs it in headless Chromium against :func:`calculate` on every
+preset and 500 random configurations: integers (parameters, FLOPs, bytes) exactly, floats to 1e-9.
+The tables the page needs (presets, accelerators, precision recipes, optimizers) are not copied by
+hand: :func:`page_data` writes them and ``tests/test_calculator.py`` checks the committed
+``book/_static/calculator/data.js`` against it (regenerate: ``python -m cs336_lec2.calculator``).
+
+A config is a plain mapping (JSON-able, the same keys in Python and JavaScript); :data:`DEFAULTS`
+lists them. ``tokens`` is D, ``micro_batch`` the sequences per GPU per step, ``num_gpus`` the
+data-parallel size over which ``stage`` (``dp``, ``zero1``, ``zero2``, ``zero3`` = FSDP) shards the state.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Mapping
+from fractions import Fraction
+from typing import Any
+
+from .checks import check_choice, check_count, check_int, check_positive_real
+from .distributed import STAGES, step_communication, zero_memory
+from .flops import training_flops
+from .hardware.accelerators import ACCELERATORS
+from .memory import OPTIMIZER_STATES, PRECISIONS
+from .models import TransformerConfig
+from .napkin import SECONDS_PER_DAY, bytes_per_param_breakdown, max_trainable_params, training_days
+from .transformer import (
+    PUBLISHED,
+    activation_bytes_per_layer,
+    checkpointed_activation_bytes_per_layer,
+    parameter_count,
+    training_flops_per_token,
+)
+
+RECOMPUTE = ("none", "full")  # activation recomputation the package can count (selective: see the page)
+# The dtype of the matmuls under each precision recipe: its dense peak is the denominator of MFU.
+MATMUL_DTYPE = {"fp32": "fp32", "mixed_bf16": "bf16", "mixed_bf16_fp32_grads": "bf16"}
+ARCHITECTURE = ("vocab_size", "context_length", "num_layers", "d_model", "num_heads", "num_kv_heads", "d_ff",
+                "gated_mlp", "tied_embeddings", "bias", "learned_positions")
+
+
+def preset_key(name: str) -> str:
+    """The URL key of a published model: ``"GPT-2 small"`` -> ``"gpt2-small"``, ``"Llama 2 7B"`` -> ``"llama2-7b"``."""
+    return re.sub(r"(\D)[ -](\d)", r"\1\2", name.lower()).replace(" ", "-")
+
+
+PRESETS = {preset_key(name): model for name, model in PUBLISHED.items()}
+
+
+def preset_architecture(key: str) -> dict[str, Any]:
+    """The architecture fields of the published model ``key`` (see :data:`PRESETS`), as a config holds them."""
+    model = PRESETS[check_choice("model", key, PRESETS)]
+    c = model.config
+    return {
+        "vocab_size": c.vocab_size, "context_length": c.context_length, "num_layers": c.num_layers,
+        "d_model": c.d_model, "num_heads": c.num_heads,
+        "num_kv_heads": model.num_kv_heads or c.num_heads, "d_ff": c.d_ff, "gated_mlp": model.gated_mlp,
+        "tied_embeddings": c.tied_embeddings, "bias": c.bias, "learned_positions": model.learned_positions,
+    }
+
+
+DEFAULTS: dict[str, Any] = {
+    "model": "gpt2-small", **preset_architecture("gpt2-small"),
+    "seq_len": 1024, "micro_batch": 8, "tokens": 10**10, "gpu": "h100-sxm", "num_gpus": 8, "mfu": 0.4,
+    "tf32": False, "precision": "mixed_bf16", "optimizer": "adamw", "stage": "dp", "recompute": "none",
+}
+
+
+def normalize(config: Mapping[str, Any]) -> dict[str, Any]:
+    """``config`` over :data:`DEFAULTS`, checked; a preset ``model`` sets every architecture field.
+
+    ``model="custom"`` takes the architecture fields from ``config``. Raises ``ValueError`` /
+    ``TypeError`` naming the first bad field.
+    """
+    if not isinstance(config, Mapping):
+        raise TypeError(f"config must be a mapping, got {type(config).__name__}")
+    unknown = sorted(set(config) - set(DEFAULTS))
+    if unknown:
+        raise ValueError(f"config has unknown keys {unknown}; known: {sorted(DEFAULTS)}")
+    c = {**DEFAULTS, **config}
+    check_choice("model", c["model"], (*PRESETS, "custom"))
+    if c["model"] != "custom":
+        c.update(preset_architecture(c["model"]))
+    for name in ("vocab_size", "context_length", "num_layers", "d_model", "num_heads", "num_kv_heads", "d_ff",
+                 "seq_len", "micro_batch", "num_gpus"):
+        check_int(name, c[name], minimum=1)
+    for name in ("gated_mlp", "tied_embeddings", "bias", "learned_positions", "tf32"):
+        if not isinstance(c[name], bool):
+            raise TypeError(f"{name} must be a bool, got {type(c[name]).__name__}")
+    if c["num_heads"] % c["num_kv_heads"]:
+        raise ValueError(f"num_kv_heads must divide num_heads={c['num_heads']}, got {c['num_kv_heads']}")
+    if c["learned_positions"] and c["seq_len"] > c["context_length"]:
+        raise ValueError(f"seq_len must be <= context_length={c['context_length']} with learned positions, "
+                         f"got {c['seq_len']}")
+    c["tokens"] = check_count("tokens", c["tokens"], minimum=1)
+    if check_positive_real("mfu", c["mfu"]) > 1:
+        raise ValueError(f"mfu must be in (0, 1], got {c['mfu']!r}")
+    check_choice("gpu", c["gpu"], ACCELERATORS)
+    check_choice("precision", c["precision"], PRECISIONS)
+    check_choice("optimizer", c["optimizer"], OPTIMIZER_STATES)
+    check_choice("stage", c["stage"], STAGES)
+    check_choice("recompute", c["recompute"], RECOMPUTE)
+    return c
+
+
+def _model(c: Mapping[str, Any]) -> tuple[TransformerConfig, dict[str, Any]]:
+    """The package's config of the model and the options ``parameter_count`` takes beside it."""
+    config = TransformerConfig(c["vocab_size"], c["context_length"], c["num_layers"], c["d_model"], c["num_heads"],
+                               c["d_ff"], c["tied_embeddings"], c["bias"])
+    kv = None if c["num_kv_heads"] == c["num_heads"] else c["num_kv_heads"]
+    return config, {"gated_mlp": c["gated_mlp"], "num_kv_heads": kv, "learned_positions": c["learned_positions"]}
+
+
+def matmul_dtype(config: Mapping[str, Any]) -> str:
+    """The peak-table key whose dense peak applies: the recipe's matmul dtype (fp32 as TF32 when ``tf32``)."""
+    key = MATMUL_DTYPE[config["precision"]]
+    card = ACCELERATORS[config["gpu"]]
+    return "tf32" if key == "fp32" and config["tf32"] and "tf32" in card.peak_flops else key
+
+
+def calculate(config: Mapping[str, Any]) -> dict[str, Any]:
+    """Every quantity the calculator shows for ``config`` (see :data:`DEFAULTS`), by name.
+
+    Integers are exact (parameters, FLOPs, bytes that divide evenly); per-GPU bytes of sharded state
+    are floats when Ψ / N_d is not whole (:func:`~cs336_lec2.distributed.zero_memory`). A quantity
+    the card cannot give (no dense peak for the recipe's dtype) is ``None``.
+    """
+    c = normalize(config)
+    model, options = _model(c)
+    counts = parameter_count(model, **options)
+    n, tokens, gpus, seq, batch = counts.total, c["tokens"], c["num_gpus"], c["seq_len"], c["micro_batch"]
+    parameters = {"token_embedding": counts.token_embedding, "position_embedding": counts.position_embedding,
+                  "attention": counts.attention, "mlp": counts.mlp, "norms": counts.norms,
+                  "lm_head": counts.lm_head, "total": n, "non_embedding": counts.non_embedding}
+
+    card = ACCELERATORS[c["gpu"]]
+    dtype = matmul_dtype(c)
+    peak = card.peak_flops.get(dtype)
+    per_token = training_flops_per_token(model, seq, attention=True, recompute=c["recompute"] == "full")
+    total_flops = per_token * tokens
+    flops = {"per_token_6n": training_flops(n, 1), "per_token": per_token,
+             "total_6n": training_flops(n, tokens), "total": total_flops}
+    time = {"peak_dtype": dtype, "peak_flops": peak,
+            "days_6n": None if peak is None else training_days(n, tokens, gpus, peak, c["mfu"]),
+            "days": None if peak is None else total_flops / (gpus * peak * c["mfu"]) / SECONDS_PER_DAY}
+
+    per_param = bytes_per_param_breakdown(c["optimizer"], c["precision"])
+    recipe = {"param_bytes": per_param["params"], "grad_bytes": per_param["grads"],
+              "optimizer_bytes": per_param["master_weights"] + per_param["optimizer_state"]}
+    state = zero_memory(n, gpus, c["stage"], **recipe)
+    act_bytes = PRECISIONS[c["precision"]].activation
+    if c["recompute"] == "full":
+        per_layer = checkpointed_activation_bytes_per_layer(model, batch, seq, bytes_per_value=act_bytes)
+    else:
+        per_layer = activation_bytes_per_layer(model, batch, seq, bytes_per_value=act_bytes)
+    activations = c["num_layers"] * per_layer
+    total = state.params + state.grads + state.optimizer_state + activations
+    memory = {"params": state.params, "grads": state.grads, "optimizer_state": state.optimizer_state,
+              "activations": activations, "total": total, "card": card.memory_bytes,
+              "fits": total <= card.memory_bytes}
+
+    largest = {}
+    for stage in STAGES:  # bytes of state per parameter on one of N_d GPUs: exact as (bytes of N_d params) / N_d
+        per_gpu = Fraction(round(zero_memory(gpus, gpus, stage, **recipe).total), gpus)
+        largest[stage] = max_trainable_params(card.memory_bytes, per_gpu)
+
+    communication = {"bytes_per_step": step_communication(n, gpus, c["stage"], bytes_per_value=recipe["param_bytes"]),
+                     "tokens_per_step": gpus * batch * seq}
+    return {"parameters": parameters, "flops": flops, "time": time, "memory": memory,
+            "largest_model": largest, "communication": communication}
+
+
+def page_data() -> dict[str, Any]:
+    """The tables the page reads, from the package: presets, accelerators, recipes, optimizers, stages, defaults."""
+    presets = {key: {"name": m.name, "reported": m.reported_params, "source": m.source, **preset_architecture(key)}
+               for key, m in PRESETS.items()}
+    cards = {key: {"name": a.name, "memory_bytes": a.memory_bytes, "peak_flops": dict(a.peak_flops),
+                   "source": a.source} for key, a in ACCELERATORS.items()}
+    precisions = {key: {"param": p.param, "grad": p.grad, "master": p.master, "state": p.state,
+                        "activation": p.activation} for key, p in PRECISIONS.items()}
+    return {"presets": presets, "accelerators": cards, "precisions": precisions,
+            "optimizer_states": dict(OPTIMIZER_STATES), "stages": list(STAGES), "recompute": list(RECOMPUTE),
+            "matmul_dtype": dict(MATMUL_DTYPE), "seconds_per_day": SECONDS_PER_DAY, "defaults": DEFAULTS}
+
+
+def page_data_module() -> str:
+    """``data.js``: :func:`page_data` as an ES module (``export default {...}``), as committed beside the page."""
+    body = json.dumps(page_data(), indent=1, ensure_ascii=False)
+    return ("// Written by `python -m cs336_lec2.calculator` from the package's tables; do not edit by hand\n"
+            "// (tests/test_calculator.py fails when this file and the package differ).\n"
+            f"export default {body};\n")
+
+
+def main() -> None:
+    """Print ``data.js`` (redirect it to ``book/_static/calculator/data.js``)."""
+    print(page_data_module(), end="")
+
+
+if __name__ == "__main__":
+    main()
