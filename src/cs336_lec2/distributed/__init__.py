@@ -8,6 +8,8 @@
 - :func:`expected_state_bytes`: what one rank of PyTorch's DDP, ``ZeroRedundancyOptimizer`` (ZeRO-1)
   or FSDP2 (``fully_shard``, ZeRO-3) holds, to the byte, for an fp32 Adam model of given shapes.
 - :func:`count_collectives` and :func:`local_tensor_bytes`: what the ranks measure about themselves.
+- :mod:`~cs336_lec2.distributed.cluster`: how long those bytes take on real interconnects (NVLink,
+  InfiniBand node egress, an α–β latency term).
 
 The formulas live here; the process plumbing that measures them sits beside them in the subpackage:
 :mod:`~cs336_lec2.distributed.launcher` starts the ranks, each running :mod:`~cs336_lec2.distributed.worker`.
@@ -37,13 +39,7 @@ try:  # FSDP2, public API since torch 2.6 (https://docs.pytorch.org/docs/stable/
 except ImportError:  # pragma: no cover - depends on the installed torch
     fully_shard = None
 
-# Interconnect bandwidths in bytes/s, ONE direction (a ring collective keeps each link busy one way).
-# NVIDIA H100 datasheet (https://www.nvidia.com/en-us/data-center/h100/): H100 SXM NVLink 900 GB/s per
-# GPU, both directions together. NVIDIA ConnectX-7 user manual
-# (https://docs.nvidia.com/networking/display/ConnectX7VPI/Introduction): one NDR InfiniBand port, 400 Gb/s.
-NVLINK_H100_SXM = 900e9 / 2
-CONNECTX7_NDR = 400e9 / 8
-
+MAX_BITS = 512  # parameter counts beyond 2**512 are refused: bytes must stay within a float (~2**1024)
 STAGES = ("dp", "zero1", "zero2", "zero3")
 STRATEGIES = ("ddp", "zero1", "fsdp2")  # the PyTorch implementations of dp, zero1 and zero3 (= FSDP)
 COLLECTIVES = ("all_reduce", "all_gather", "reduce_scatter", "broadcast")
@@ -75,10 +71,10 @@ def zero_memory(
     weights, 2 of gradients, ``K = 12`` of optimizer state (fp32 master weights, momentum and
     variance); pure fp32 Adam is ``4, 4, 8``.
     """
-    psi = check_int("num_params", num_params, minimum=0)
+    psi = check_int("num_params", num_params, minimum=0, max_bits=MAX_BITS)
     n = check_int("world_size", world_size, minimum=1)
     stage = check_choice("stage", stage, STAGES)
-    sizes = [check_int(k, v, minimum=0) for k, v in
+    sizes = [check_int(k, v, minimum=0, max_bits=64) for k, v in
              (("param_bytes", param_bytes), ("grad_bytes", grad_bytes), ("optimizer_bytes", optimizer_bytes))]
     level = STAGES.index(stage)  # 0 dp, 1 optimizer state sharded, 2 + gradients, 3 + parameters
     shard = [level >= 3, level >= 2, level >= 1]
@@ -93,8 +89,10 @@ def ring_bytes(collective: str, payload_bytes: float, world_size: int) -> float:
     ``2 (N-1)/N``; a pipelined broadcast forwards the buffer once, ``(N-1)/N`` on average per rank.
     """
     check_choice("collective", collective, COLLECTIVES)
-    if isinstance(payload_bytes, bool) or not isinstance(payload_bytes, numbers.Real) or payload_bytes < 0:
-        raise ValueError(f"payload_bytes must be a non-negative number, got {payload_bytes!r}")
+    if isinstance(payload_bytes, bool) or not isinstance(payload_bytes, numbers.Real):
+        raise TypeError(f"payload_bytes must be a non-negative finite number, got {payload_bytes!r}")
+    if not (math.isfinite(payload_bytes) and payload_bytes >= 0):  # NaN and inf are no byte counts
+        raise ValueError(f"payload_bytes must be a non-negative finite number, got {payload_bytes!r}")
     n = check_int("world_size", world_size, minimum=1)
     return (2 if collective == "all_reduce" else 1) * (n - 1) / n * payload_bytes
 
@@ -106,9 +104,9 @@ def step_communication(num_params: int, world_size: int, stage: str, *, bytes_pe
     all-gather): ``2 (N-1)/N Ψ`` values, "2Ψ". ZeRO-3 all-gathers the parameters twice (forward and
     backward) and reduce-scatters the gradients once: ``3 (N-1)/N Ψ``, "3Ψ". Multiply by bytes per value.
     """
-    psi = check_int("num_params", num_params, minimum=0)
+    psi = check_int("num_params", num_params, minimum=0, max_bits=MAX_BITS)
     stage = check_choice("stage", stage, STAGES)
-    check_int("bytes_per_value", bytes_per_value, minimum=1)
+    check_int("bytes_per_value", bytes_per_value, minimum=1, max_bits=64)
     passes = 3 if stage == "zero3" else 2
     return passes * ring_bytes("all_gather", psi * bytes_per_value, world_size)
 
