@@ -23,6 +23,7 @@ data-parallel size over which ``stage`` (``dp``, ``zero1``, ``zero2``, ``zero3``
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import re
 from collections.abc import Mapping
@@ -31,6 +32,7 @@ from typing import Any
 
 from .checks import check_choice, check_count, check_int, check_positive_real
 from .distributed import STAGES, step_communication, zero_memory
+from .distributed.cluster import DDP_BUCKET_BYTES, H100_CLUSTER, breakeven_tokens, step_seconds
 from .flops import training_flops
 from .hardware.accelerators import ACCELERATORS
 from .memory import OPTIMIZER_STATES, PRECISIONS
@@ -176,10 +178,29 @@ def calculate(config: Mapping[str, Any]) -> dict[str, Any]:
         per_gpu = Fraction(round(zero_memory(gpus, gpus, stage, **recipe).total), gpus)
         largest[stage] = max_trainable_params(card.memory_bytes, per_gpu)
 
-    communication = {"bytes_per_step": step_communication(n, gpus, c["stage"], bytes_per_value=recipe["param_bytes"]),
-                     "tokens_per_step": gpus * batch * seq}
+    communication = {"bytes_per_step": step_communication(n, gpus, c["stage"], bytes_per_value=recipe["grad_bytes"]),
+                     "tokens_per_step": gpus * batch * seq, **_cluster_time(c, n, peak)}
     return {"parameters": parameters, "flops": flops, "time": time, "memory": memory,
             "largest_model": largest, "communication": communication}
+
+
+def _cluster_time(c: Mapping[str, Any], n: int, peak: float | None) -> dict[str, Any]:
+    """Seconds of a step's collectives on DGX H100 nodes and the tokens per GPU whose compute hides them.
+
+    Chapter 14's model (:mod:`cs336_lec2.distributed.cluster`): DDP (``dp``) all-reduces in 25 MiB
+    buckets and overlaps only with the backward pass (4 FLOPs per parameter per token); ZeRO-1/2 also
+    reduce gradients during backward (4); ZeRO-3 / FSDP prefetches parameters during forward too (6).
+    Compute runs at the dense peak times MFU. ``None`` where the GPUs do not fill whole nodes of 8.
+    """
+    gpus, stage = c["num_gpus"], c["stage"]
+    if gpus > H100_CLUSTER.gpus_per_node and gpus % H100_CLUSTER.gpus_per_node:
+        return {"seconds_per_step": None, "breakeven_tokens_per_gpu": None}
+    bucket = DDP_BUCKET_BYTES if stage == "dp" else None
+    per_value = PRECISIONS[c["precision"]].grad
+    seconds = step_seconds(stage, n, gpus, H100_CLUSTER, bytes_per_value=per_value, bucket_bytes=bucket)
+    hide = 6 if stage == "zero3" else 4
+    even = None if peak is None else breakeven_tokens(seconds, n, peak * c["mfu"], flops_per_param=hide)
+    return {"seconds_per_step": seconds, "breakeven_tokens_per_gpu": even}
 
 
 def page_data() -> dict[str, Any]:
@@ -192,7 +213,8 @@ def page_data() -> dict[str, Any]:
                         "activation": p.activation} for key, p in PRECISIONS.items()}
     return {"presets": presets, "accelerators": cards, "precisions": precisions,
             "optimizer_states": dict(OPTIMIZER_STATES), "stages": list(STAGES), "recompute": list(RECOMPUTE),
-            "matmul_dtype": dict(MATMUL_DTYPE), "seconds_per_day": SECONDS_PER_DAY, "defaults": DEFAULTS}
+            "matmul_dtype": dict(MATMUL_DTYPE), "seconds_per_day": SECONDS_PER_DAY, "defaults": DEFAULTS,
+            "cluster": {**dataclasses.asdict(H100_CLUSTER), "ddp_bucket_bytes": DDP_BUCKET_BYTES}}
 
 
 def page_data_module() -> str:

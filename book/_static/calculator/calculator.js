@@ -30,7 +30,9 @@ const T = ZH ? {
   fits: "放得下", noFit: "放不下", pending: "等待软件包提供",
   largest: "每个 ZeRO 阶段能放下的最大模型（仅训练状态，不含激活值）", maxParams: "最大参数量",
   comm: "通信", bytes_per_step: "每块 GPU 每步发送的字节数", tokens_per_step: "每步词元数",
-  breakEven: "每块 GPU 的盈亏平衡词元数", invalid: "输入有误：", share: "本页地址记录了当前配置，可直接分享。",
+  breakEven: "盈亏平衡：每块 GPU 每步需要的词元数", seconds_per_step: "每步通信时间（DGX H100 节点：NVLink + 8 × 400 Gb/s InfiniBand）",
+  tokens_per_gpu: "每块 GPU 每步的词元数（B × T）", hidden: "通信可被计算掩盖", exposed: "通信无法被完全掩盖",
+  wholeNodes: "跨节点时 GPU 数须是 8 的整数倍", seconds: "秒", invalid: "输入有误：", share: "本页地址记录了当前配置，可直接分享。",
   dense: "稠密", days_unit: "天",
 } : {
   model: "Model", preset: "Preset", custom: "custom", vocab_size: "Vocabulary V", context_length: "Context length",
@@ -59,7 +61,9 @@ const T = ZH ? {
   fits: "fits", noFit: "does not fit", pending: "waiting for the package",
   largest: "Largest model that fits, per ZeRO stage (training state only, no activations)", maxParams: "Parameters",
   comm: "Communication", bytes_per_step: "Bytes each GPU sends per step", tokens_per_step: "Tokens per step",
-  breakEven: "Break-even tokens per GPU", invalid: "Check this input: ", share: "The address of this page holds the configuration: share it.",
+  breakEven: "Break-even tokens per GPU per step", seconds_per_step: "Seconds of communication per step (DGX H100 nodes: NVLink + 8 × 400 Gb/s InfiniBand)",
+  tokens_per_gpu: "Tokens per GPU per step (B × T)", hidden: "compute can hide the communication",
+  exposed: "the communication is not hidden", wholeNodes: "needs whole nodes of 8 GPUs across nodes", seconds: "s", invalid: "Check this input: ", share: "The address of this page holds the configuration: share it.",
   dense: "dense", days_unit: "days",
 };
 
@@ -235,6 +239,26 @@ function badge(ok) {
   return b;
 }
 
+function commRows(comm, c) {
+  const perGpu = c.micro_batch * c.seq_len;
+  const rows = [[T.bytes_per_step, bytes(comm.bytes_per_step)],
+    [T.tokens_per_step, fmtInt.format(comm.tokens_per_step)], [T.tokens_per_gpu, fmtInt.format(perGpu)]];
+  if (comm.seconds_per_step === null) return [...rows, [T.seconds_per_step, T.wholeNodes]];
+  rows.push([T.seconds_per_step, `${comm.seconds_per_step.toPrecision(3)} ${T.seconds}`]);
+  if (comm.breakeven_tokens_per_gpu === null) return [...rows, [T.breakEven, T.noPeak]];
+  const even = comm.breakeven_tokens_per_gpu;
+  const verdict = document.createElement("span");
+  verdict.append(`${fmtInt.format(Math.ceil(even))} — `, badgeText(perGpu >= even, T.hidden, T.exposed));
+  return [...rows, [T.breakEven, verdict]];
+}
+
+function badgeText(ok, yes, no) {
+  const b = document.createElement("strong");
+  b.className = ok ? "cs336-calc-fits" : "cs336-calc-nofit";
+  b.textContent = ok ? yes : no;
+  return b;
+}
+
 function render(out, r, c) {
   const days = (d) => (d === null ? T.noPeak : `${d.toPrecision(4)} ${T.days_unit}`);
   const peak = r.time.peak_flops === null ? T.noPeak
@@ -256,8 +280,7 @@ function render(out, r, c) {
     table(T.memory, [T.kind, T.bytes], memRows),
     table(T.largest, [T.stage, T.maxParams], Object.entries(r.largest_model)
       .map(([k, v]) => [T.stages[k], `${short(v)} (${fmtInt.format(v)})`])),
-    table(T.comm, ["", ""], [[T.bytes_per_step, bytes(r.communication.bytes_per_step)],
-      [T.tokens_per_step, fmtInt.format(r.communication.tokens_per_step)], [T.breakEven, T.pending]]),
+    table(T.comm, ["", ""], commRows(r.communication, c)),
   );
 }
 

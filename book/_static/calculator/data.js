@@ -422,5 +422,15 @@ export default {
   "optimizer": "adamw",
   "stage": "dp",
   "recompute": "none"
+ },
+ "cluster": {
+  "gpus_per_node": 8,
+  "nvlink": 450000000000.0,
+  "nics_per_node": 8,
+  "nic": 50000000000.0,
+  "base_latency": 8.4e-06,
+  "nvlink_step": 3.4e-06,
+  "net_step": 1.4e-05,
+  "ddp_bucket_bytes": 26214400
  }
 };

@@ -123,7 +123,47 @@ export const F = {
     const passes = stage === "zero3" ? 3 : 2;
     return passes * (((n - 1) / n) * Number(psi * big(bytesPerValue)));
   },
+  // distributed.cluster: an α–β model of NCCL's ring collectives on DGX H100 nodes (chapter 14)
+  ring_bandwidth(n) {
+    const k = DATA.cluster, nodes = Math.max(1, Math.floor(n / k.gpus_per_node));
+    return nodes === 1 ? k.nvlink : Math.min(k.nvlink, k.nics_per_node * k.nic);
+  },
+  ring_latency(collective, n) {
+    const k = DATA.cluster;
+    if (n === 1) return 0;
+    const nodes = Math.max(1, Math.floor(n / k.gpus_per_node));
+    const twice = collective === "all_reduce" ? 2 : 1;
+    const steps = twice * (n - 1), crossing = twice * (nodes - 1);
+    return k.base_latency + (steps - crossing) * k.nvlink_step + crossing * k.net_step;
+  },
+  collective_seconds(collective, payload, n, bucket) {
+    const sent = (((collective === "all_reduce" ? 2 : 1) * (n - 1)) / n) * Number(payload);
+    const calls = bucket === null ? 1 : Math.max(1, Math.ceil(Number(payload) / bucket));
+    return calls * F.ring_latency(collective, n) + sent / F.ring_bandwidth(n);
+  },
+  step_seconds(stage, psi, n, bytesPerValue, bucket) {
+    const payload = psi * big(bytesPerValue);
+    if (stage === "zero3") {
+      const gathers = F.collective_seconds("all_gather", payload, n, bucket);
+      return 2 * gathers + F.collective_seconds("reduce_scatter", payload, n, bucket);
+    }
+    return F.collective_seconds("all_reduce", payload, n, bucket);
+  },
+  breakeven_tokens(seconds, psi, rate, flopsPerParam) {
+    return (seconds * rate) / (flopsPerParam * Number(psi));
+  },
 };
+
+/** calculator._cluster_time: a step's collectives in seconds and the tokens per GPU that hide them. */
+function clusterTime(c, n, peak) {
+  const g = DATA.cluster.gpus_per_node;
+  if (c.num_gpus > g && c.num_gpus % g) return { seconds_per_step: null, breakeven_tokens_per_gpu: null };
+  const bucket = c.stage === "dp" ? DATA.cluster.ddp_bucket_bytes : null;
+  const seconds = F.step_seconds(c.stage, n, c.num_gpus, DATA.precisions[c.precision].grad, bucket);
+  const hide = c.stage === "zero3" ? 6 : 4;
+  const even = peak === null ? null : F.breakeven_tokens(seconds, n, peak * c.mfu, hide);
+  return { seconds_per_step: seconds, breakeven_tokens_per_gpu: even };
+}
 
 // ---- the configuration ------------------------------------------------------------------------------
 export const ARCHITECTURE = ["vocab_size", "context_length", "num_layers", "d_model", "num_heads", "num_kv_heads",
@@ -219,8 +259,8 @@ export function calculate(config) {
     const perGpu = F.zero_memory(big(gpus), gpus, stage, recipe).reduce((acc, [a, b]) => acc + a / b, 0n);
     largest[stage] = F.max_trainable_params(card.memory_bytes, ratioToNumber(perGpu, big(gpus)));
   }
-  const communication = { bytes_per_step: F.step_communication(n, gpus, c.stage, recipe.param_bytes),
-    tokens_per_step: big(gpus) * big(batch) * big(seq) };
+  const communication = { bytes_per_step: F.step_communication(n, gpus, c.stage, recipe.grad_bytes),
+    tokens_per_step: big(gpus) * big(batch) * big(seq), ...clusterTime(c, n, peak) };
   const parameters = counts;
   return { parameters, flops, time, memory, largest_model: largest, communication };
 }
