@@ -33,7 +33,7 @@ const T = ZH ? {
   breakEven: "盈亏平衡：每块 GPU 每步需要的词元数", seconds_per_step: "每步通信时间（DGX H100 节点：NVLink + 8 × 400 Gb/s InfiniBand）",
   tokens_per_gpu: "每块 GPU 每步的词元数（B × T）", hidden: "通信可被计算掩盖", exposed: "通信无法被完全掩盖",
   wholeNodes: "跨节点时 GPU 数须是 8 的整数倍", seconds: "秒", invalid: "输入有误：", share: "本页地址记录了当前配置，可直接分享。",
-  dense: "稠密", days_unit: "天",
+  dense: "稠密", days_unit: "天", quantity: "项目", value: "数值", bar: "显存分布",
 } : {
   model: "Model", preset: "Preset", custom: "custom", vocab_size: "Vocabulary V", context_length: "Context length",
   num_layers: "Layers L", d_model: "Width d", num_heads: "Heads H", num_kv_heads: "KV heads (GQA)",
@@ -64,7 +64,7 @@ const T = ZH ? {
   breakEven: "Break-even tokens per GPU per step", seconds_per_step: "Seconds of communication per step (DGX H100 nodes: NVLink + 8 × 400 Gb/s InfiniBand)",
   tokens_per_gpu: "Tokens per GPU per step (B × T)", hidden: "compute can hide the communication",
   exposed: "the communication is not hidden", wholeNodes: "needs whole nodes of 8 GPUs across nodes", seconds: "s", invalid: "Check this input: ", share: "The address of this page holds the configuration: share it.",
-  dense: "dense", days_unit: "days",
+  dense: "dense", days_unit: "days", quantity: "Quantity", value: "Value", bar: "Memory per GPU against the card",
 };
 
 // Short names of the inputs in the URL hash (#model=llama2-7b&gpus=8...).
@@ -259,6 +259,38 @@ function badgeText(ok, yes, no) {
   return b;
 }
 
+// A stacked bar of the memory per GPU, the card's capacity marked; the table beside it has the numbers.
+const PARTS = ["params", "grads", "optimizer_state", "activations"];
+function memoryBar(m) {
+  const bar = document.createElement("span");
+  bar.className = "cs336-calc-bar";
+  bar.setAttribute("aria-hidden", "true");
+  const scale = Math.max(m.total, Number(m.card));
+  for (const part of PARTS) {
+    const seg = document.createElement("span");
+    seg.className = `cs336-calc-seg cs336-calc-seg-${part}`;
+    seg.style.width = `${(100 * Number(m[part])) / scale}%`;
+    seg.title = `${T.mem[part]}: ${bytes(m[part])}`;
+    bar.append(seg);
+  }
+  const card = document.createElement("span");
+  card.className = "cs336-calc-card";
+  card.style.left = `${(100 * Number(m.card)) / scale}%`;
+  bar.append(card);
+  const legend = document.createElement("span");
+  legend.className = "cs336-calc-legend";
+  legend.setAttribute("aria-hidden", "true");
+  for (const part of PARTS) {
+    const key = document.createElement("span");
+    key.className = `cs336-calc-key cs336-calc-seg-${part}`;
+    legend.append(key, T.mem[part].replace(/（.*|\s\(.*/, ""), " ");
+  }
+  const wrap = document.createElement("span");
+  wrap.className = "cs336-calc-barwrap";
+  wrap.append(bar, legend);
+  return wrap;
+}
+
 function render(out, r, c) {
   const days = (d) => (d === null ? T.noPeak : `${d.toPrecision(4)} ${T.days_unit}`);
   const peak = r.time.peak_flops === null ? T.noPeak
@@ -268,19 +300,19 @@ function render(out, r, c) {
   memRows.push([T.mem.logits, T.pending], [T.mem.total, bytes(m.total)], [T.mem.card, bytes(m.card)]);
   const summary = document.createElement("p");
   summary.className = "cs336-calc-summary";
-  summary.append(`${T.mem.total}: ${bytes(m.total)} / ${bytes(m.card)} — `, badge(m.fits));
+  summary.append(`${T.mem.total}: ${bytes(m.total)} / ${bytes(m.card)} — `, badge(m.fits), memoryBar(m));
   out.replaceChildren(
     summary,
     table(T.parameters, [T.part, T.count], Object.entries(r.parameters)
       .map(([k, v]) => [T.parts[k], `${fmtInt.format(v)} (${short(v)})`])),
-    table(T.flops, ["", ""], [
+    table(T.flops, [T.quantity, T.value], [
       [T.per_token_6n, sci(r.flops.per_token_6n)], [T.per_token, sci(r.flops.per_token)],
       [T.total_6n, sci(r.flops.total_6n)], [T.total, sci(r.flops.total)], [T.peak, peak],
       [T.days_6n, days(r.time.days_6n)], [T.days, days(r.time.days)]]),
     table(T.memory, [T.kind, T.bytes], memRows),
     table(T.largest, [T.stage, T.maxParams], Object.entries(r.largest_model)
       .map(([k, v]) => [T.stages[k], `${short(v)} (${fmtInt.format(v)})`])),
-    table(T.comm, ["", ""], commRows(r.communication, c)),
+    table(T.comm, [T.quantity, T.value], commRows(r.communication, c)),
   );
 }
 
