@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import re
 from fractions import Fraction
 from pathlib import Path
 
@@ -13,7 +14,9 @@ from hypothesis import strategies as st
 from cs336_lec2.calculator import (
     DEFAULTS,
     PRESETS,
+    URL_KEYS,
     calculate,
+    config_from_url,
     normalize,
     page_data,
     page_data_module,
@@ -166,3 +169,28 @@ def test_memory_and_flops_add_up(model, gpus, stage, precision, optimizer, batch
     assert math.isclose(m["total"], m["params"] + m["grads"] + m["optimizer_state"] + m["activations"])
     assert f["total"] == f["per_token"] * tokens and f["total_6n"] == 6 * r["parameters"]["total"] * tokens
     assert r["communication"]["tokens_per_step"] == gpus * batch * seq
+
+
+def test_a_page_address_round_trips_to_a_config():
+    config = config_from_url("#model=llama2-7b&seq=4096&batch=1&tokens=2e12&gpus=64&zero=zero3&mfu=0.5&tf32=1")
+    assert config == {"model": "llama2-7b", "seq_len": 4096, "micro_batch": 1, "tokens": 2e12, "num_gpus": 64,
+                      "stage": "zero3", "mfu": 0.5, "tf32": True}
+    assert calculate(config)["parameters"]["total"] == RELEASED["llama2-7b"]
+    assert config_from_url("") == {} and set(URL_KEYS) == set(DEFAULTS)
+    with pytest.raises(ValueError, match="unknown input 'gpu_count'"):
+        config_from_url("#gpu_count=8")
+
+
+def test_every_link_to_the_calculator_in_the_book_opens_a_valid_configuration():
+    links = []
+    for path in [*ROOT.glob("book/**/*.md"), *ROOT.glob("notebooks/[0-9][0-9]_*.ipynb")]:
+        text = path.read_text(encoding="utf-8").replace("&amp;", "&")
+        links += [(path.name, m) for m in re.findall(r"calculator\.html(#[^\s\"')\]\\]*)", text)]
+        if path.name == "calculator.md":
+            links += [(path.name, m) for m in re.findall(r'href="(#model=[^"]*)"', text)]
+    assert links, "the calculator page links an example configuration"
+    for name, fragment in links:
+        try:
+            calculate(config_from_url(fragment))
+        except (ValueError, TypeError) as err:
+            pytest.fail(f"{name} links the calculator with {fragment}: {err}")

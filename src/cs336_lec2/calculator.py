@@ -29,6 +29,7 @@ import re
 from collections.abc import Mapping
 from fractions import Fraction
 from typing import Any
+from urllib.parse import unquote
 
 from .checks import check_choice, check_count, check_int, check_positive_real
 from .distributed import STAGES, step_communication, zero_memory
@@ -78,6 +79,42 @@ DEFAULTS: dict[str, Any] = {
     "seq_len": 1024, "micro_batch": 8, "tokens": 10**10, "gpu": "h100-sxm", "num_gpus": 8, "mfu": 0.4,
     "tf32": False, "precision": "mixed_bf16", "optimizer": "adamw", "stage": "dp", "recompute": "none",
 }
+
+
+# The short name of each input in the page's address: calculator.html#model=llama2-7b&gpus=64&zero=zero3.
+URL_KEYS = {"model": "model", "vocab_size": "vocab", "context_length": "ctx", "num_layers": "layers", "d_model": "d",
+            "num_heads": "heads", "num_kv_heads": "kv", "d_ff": "dff", "gated_mlp": "gated", "tied_embeddings": "tied",
+            "bias": "bias", "learned_positions": "pos", "seq_len": "seq", "micro_batch": "batch", "tokens": "tokens",
+            "gpu": "gpu", "num_gpus": "gpus", "mfu": "mfu", "tf32": "tf32", "precision": "prec", "optimizer": "opt",
+            "stage": "zero", "recompute": "recomp"}
+
+
+def _number(text: str) -> int | float:
+    try:
+        return int(text)
+    except ValueError:
+        return float(text)  # "2e12", as the page writes large numbers; normalize checks it is whole
+
+
+def config_from_url(fragment: str) -> dict[str, Any]:
+    """The config a page address's fragment describes (``"#model=llama2-7b&gpus=64"``), as the page reads it.
+
+    Booleans are written ``1`` / ``0``, numbers in decimal; an unknown name raises ``ValueError``
+    (the page ignores it; a link in the book must not carry one).
+    """
+    if not isinstance(fragment, str):
+        raise TypeError(f"fragment must be a str, got {type(fragment).__name__}")
+    names = {short: key for key, short in URL_KEYS.items()}
+    config: dict[str, Any] = {}
+    for pair in filter(None, fragment.removeprefix("#").split("&")):
+        name, _, raw = pair.partition("=")
+        if name not in names:
+            raise ValueError(f"fragment: unknown input {name!r}; known: {sorted(names)}")
+        key = names[name]
+        kind = type(DEFAULTS[key])
+        value = unquote(raw)
+        config[key] = value in ("1", "true") if kind is bool else _number(value) if kind in (int, float) else value
+    return config
 
 
 def normalize(config: Mapping[str, Any]) -> dict[str, Any]:
@@ -214,7 +251,8 @@ def page_data() -> dict[str, Any]:
     return {"presets": presets, "accelerators": cards, "precisions": precisions,
             "optimizer_states": dict(OPTIMIZER_STATES), "stages": list(STAGES), "recompute": list(RECOMPUTE),
             "matmul_dtype": dict(MATMUL_DTYPE), "seconds_per_day": SECONDS_PER_DAY, "defaults": DEFAULTS,
-            "cluster": {**dataclasses.asdict(H100_CLUSTER), "ddp_bucket_bytes": DDP_BUCKET_BYTES}}
+            "cluster": {**dataclasses.asdict(H100_CLUSTER), "ddp_bucket_bytes": DDP_BUCKET_BYTES},
+            "url_keys": URL_KEYS}
 
 
 def page_data_module() -> str:

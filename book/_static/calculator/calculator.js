@@ -67,11 +67,8 @@ const T = ZH ? {
   dense: "dense", days_unit: "days", quantity: "Quantity", value: "Value", bar: "Memory per GPU against the card",
 };
 
-// Short names of the inputs in the URL hash (#model=llama2-7b&gpus=8...).
-const HASH = { model: "model", vocab_size: "vocab", context_length: "ctx", num_layers: "layers", d_model: "d",
-  num_heads: "heads", num_kv_heads: "kv", d_ff: "dff", gated_mlp: "gated", tied_embeddings: "tied", bias: "bias",
-  learned_positions: "pos", seq_len: "seq", micro_batch: "batch", tokens: "tokens", gpu: "gpu", num_gpus: "gpus",
-  mfu: "mfu", tf32: "tf32", precision: "prec", optimizer: "opt", stage: "zero", recompute: "recomp" };
+// Short names of the inputs in the URL hash (#model=llama2-7b&gpus=8...): calculator.URL_KEYS.
+const HASH = DATA.url_keys;
 const FROM_HASH = Object.fromEntries(Object.entries(HASH).map(([k, v]) => [v, k]));
 
 const fmtInt = new Intl.NumberFormat("en-US");

@@ -432,5 +432,30 @@ export default {
   "nvlink_step": 3.4e-06,
   "net_step": 1.4e-05,
   "ddp_bucket_bytes": 26214400
+ },
+ "url_keys": {
+  "model": "model",
+  "vocab_size": "vocab",
+  "context_length": "ctx",
+  "num_layers": "layers",
+  "d_model": "d",
+  "num_heads": "heads",
+  "num_kv_heads": "kv",
+  "d_ff": "dff",
+  "gated_mlp": "gated",
+  "tied_embeddings": "tied",
+  "bias": "bias",
+  "learned_positions": "pos",
+  "seq_len": "seq",
+  "micro_batch": "batch",
+  "tokens": "tokens",
+  "gpu": "gpu",
+  "num_gpus": "gpus",
+  "mfu": "mfu",
+  "tf32": "tf32",
+  "precision": "prec",
+  "optimizer": "opt",
+  "stage": "zero",
+  "recompute": "recomp"
  }
 };
