@@ -59,8 +59,10 @@ def test_every_preset_has_the_released_parameter_count(key):
     assert calculate({"model": key})["parameters"]["total"] == RELEASED[key]
 
 
-def test_the_presets_cover_gpt2_and_llama2():
-    assert {"gpt2-small", "gpt2-medium", "gpt2-large", "gpt2-xl", "llama2-7b", "llama2-70b"} <= set(PRESETS)
+def test_the_presets_are_gpt2_llama2_and_llama3_as_released():
+    assert set(PRESETS) == set(RELEASED)
+    for key, model in PRESETS.items():  # the package states the same counts
+        assert model.released_params == RELEASED[key], key
 
 
 def test_the_committed_page_data_is_the_packages():
@@ -79,7 +81,8 @@ def test_page_data_lists_every_choice():
 
 def test_a_preset_sets_the_architecture_and_custom_keeps_it():
     c = normalize({"model": "llama2-70b", "d_model": 7})
-    assert c["d_model"] == 8192 and c["num_kv_heads"] == 8 and c["gated_mlp"]
+    assert c["d_model"] == 8192 and c["num_kv_heads"] == 8 and c["gated_mlp"] and c["norm"] == "rmsnorm"
+    assert c["positions"] == "rope" and not c["tied_embeddings"]
     custom = normalize({"model": "custom", **preset_architecture("llama2-70b"), "num_layers": 1})
     assert custom["num_layers"] == 1 and custom["d_model"] == 8192
 
@@ -94,7 +97,8 @@ def test_defaults_compose_the_package():
     assert r["time"]["days_6n"] == training_days(n, DEFAULTS["tokens"], 8, peak, 0.4)
     m = r["memory"]
     assert (m["params"], m["grads"], m["optimizer_state"]) == (2 * n, 2 * n, 12 * n)  # DDP, mixed bf16 AdamW
-    assert m["total"] == m["params"] + m["grads"] + m["optimizer_state"] + m["activations"]
+    assert m["total"] == m["params"] + m["grads"] + m["optimizer_state"] + m["activations"] + m["logits"]
+    assert m["logits"] == 4 * DEFAULTS["micro_batch"] * DEFAULTS["seq_len"] * DEFAULTS["vocab_size"]
     assert m["card"] == card.memory_bytes and m["fits"] == (m["total"] <= card.memory_bytes)
     assert r["largest_model"]["dp"] == card.memory_bytes // 16
 
@@ -133,10 +137,22 @@ def test_communication_needs_whole_nodes_and_overlaps_with_the_backward_pass():
     assert single["bytes_per_step"] == 0 and single["seconds_per_step"] == 0
 
 
-def test_full_recomputation_saves_activations_and_costs_flops():
-    plain, full = calculate({}), calculate({"recompute": "full"})
-    assert full["memory"]["activations"] < plain["memory"]["activations"]
-    assert full["flops"]["per_token"] > plain["flops"]["per_token"]
+@pytest.mark.parametrize("flash", [False, True])
+def test_recomputation_trades_activations_for_flops(flash):
+    runs = {r: calculate({"model": "llama2-7b", "seq_len": 4096, "micro_batch": 1, "recompute": r,
+                          "flash_attention": flash}) for r in ("none", "selective", "full")}
+    saved = [runs[r]["memory"]["activations"] for r in ("none", "selective", "full")]
+    work = [runs[r]["flops"]["per_token_hardware"] for r in ("none", "selective", "full")]
+    assert saved[0] >= saved[1] > saved[2] and work[0] < work[1] < work[2]
+    assert {runs[r]["flops"]["per_token"] for r in runs} == {work[0]}  # MFU counts model FLOPs
+    assert runs["full"]["time"]["hfu"] > runs["none"]["time"]["hfu"] == 0.4
+
+
+def test_flash_attention_drops_the_scores_from_the_activations():
+    long = {"model": "llama2-7b", "seq_len": 4096, "micro_batch": 1}
+    math_attention = calculate({**long, "flash_attention": False})["memory"]["activations"]
+    flash = calculate({**long, "flash_attention": True})["memory"]["activations"]
+    assert math_attention - flash > 32 * 32 * 4096 * 4096 * 2 * 0.9  # the B·H·T² bf16 softmax of 32 layers
 
 
 @pytest.mark.parametrize(("config", "error", "name"), [
@@ -149,6 +165,10 @@ def test_full_recomputation_saves_activations_and_costs_flops():
     ({"seq_len": 2048}, ValueError, "seq_len"),  # GPT-2's learned positions stop at 1024
     ({"model": "custom", "num_kv_heads": 5}, ValueError, "num_kv_heads"),
     ({"model": "custom", "bias": 1}, TypeError, "bias"),
+    ({"model": "custom", "norm": "batchnorm"}, ValueError, "norm"),
+    ({"model": "custom", "positions": "rope", "d_model": 9, "num_heads": 3, "num_kv_heads": 3}, ValueError, "rope"),
+    ({"flash_attention": "yes"}, TypeError, "flash_attention"),
+    ({"recompute": "some"}, ValueError, "recompute"),
     ({"stage": "zero4"}, ValueError, "stage"),
     ({"typo": 1}, ValueError, "typo"),
 ])
@@ -166,7 +186,7 @@ def test_memory_and_flops_add_up(model, gpus, stage, precision, optimizer, batch
     r = calculate({"model": model, "num_gpus": gpus, "stage": stage, "precision": precision,
                    "optimizer": optimizer, "micro_batch": batch, "seq_len": seq, "tokens": tokens})
     m, f = r["memory"], r["flops"]
-    assert math.isclose(m["total"], m["params"] + m["grads"] + m["optimizer_state"] + m["activations"])
+    assert math.isclose(m["total"], m["params"] + m["grads"] + m["optimizer_state"] + m["activations"] + m["logits"])
     assert f["total"] == f["per_token"] * tokens and f["total_6n"] == 6 * r["parameters"]["total"] * tokens
     assert r["communication"]["tokens_per_step"] == gpus * batch * seq
 

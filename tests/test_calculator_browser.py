@@ -45,17 +45,19 @@ def random_config(rng: random.Random) -> dict:
         "optimizer": rng.choice(sorted(DATA["optimizer_states"])),
         "stage": rng.choice(DATA["stages"]),
         "recompute": rng.choice(DATA["recompute"]),
+        "flash_attention": rng.random() < 0.5,
     }
     if rng.random() < 0.25:
         key = rng.choice(sorted(PRESETS))
         arch = preset_architecture(key)
-        if arch["learned_positions"]:
+        if arch["positions"] == "learned":
             config["seq_len"] = rng.randint(1, arch["context_length"])
         return {"model": key, **config}
     heads = rng.choice([1, 2, 3, 12, 16, 25, 32, 64, 128, rng.randint(1, 256)])
     kv = rng.choice([d for d in range(1, heads + 1) if heads % d == 0])
-    d_model = heads * rng.choice([1, 16, 64, 80, 128, 256, rng.randint(1, 512)])
     learned = rng.random() < 0.5
+    head_dim = rng.choice([1, 16, 64, 80, 128, 256, rng.randint(1, 512)])
+    d_model = heads * (head_dim if learned or head_dim % 2 == 0 else 2 * head_dim)  # RoPE: an even head
     context = rng.choice([1024, 4096, 131072, rng.randint(1, 200_000)])
     if learned:
         config["seq_len"] = min(config["seq_len"], context)
@@ -63,7 +65,7 @@ def random_config(rng: random.Random) -> dict:
             "context_length": context, "num_layers": rng.randint(1, 160), "d_model": d_model, "num_heads": heads,
             "num_kv_heads": kv, "d_ff": rng.choice([4 * d_model, rng.randint(1, 8 * d_model)]),
             "gated_mlp": rng.random() < 0.5, "tied_embeddings": rng.random() < 0.5, "bias": rng.random() < 0.5,
-            "learned_positions": learned, **config}
+            "norm": rng.choice(DATA["norms"]), "positions": "learned" if learned else "rope", **config}
 
 
 def mismatches(py: object, js: object, path: str = "") -> list[str]:
@@ -103,8 +105,9 @@ def calculator(browser, site):  # noqa: F811
 
 def test_javascript_equals_python_on_every_preset_and_random_configs(calculator):
     configs = [{"model": key} for key in PRESETS]
-    configs += [{"model": key, "recompute": "full", "stage": stage, "num_gpus": 64, "precision": precision}
-                for key in PRESETS for stage in DATA["stages"] for precision in DATA["precisions"]]
+    configs += [{"model": key, "recompute": recompute, "flash_attention": flash, "stage": stage, "num_gpus": 64,
+                 "precision": precision} for key in PRESETS for stage in DATA["stages"]
+                for precision in DATA["precisions"] for recompute in DATA["recompute"] for flash in (False, True)]
     rng = random.Random(20260415)
     configs += [random_config(rng) for _ in range(RANDOM_CONFIGS)]
     assert not compare(calculator, configs)[:10]

@@ -3,9 +3,10 @@
 :func:`calculate` answers the three questions the calculator page asks of a configuration (how many
 parameters and FLOPs, how many GPU-days, does the training state fit on N GPUs) by composing the
 package's own functions, and nothing else: parameter counts and FLOPs per token from
-:mod:`cs336_lec2.transformer`, bytes per parameter from :mod:`cs336_lec2.napkin` /
-:mod:`cs336_lec2.memory`, sharded state and traffic from :mod:`cs336_lec2.distributed`, dense peaks
-and memory from the accelerator table (:mod:`cs336_lec2.hardware.accelerators`).
+:mod:`cs336_lec2.transformer`, activation and logits bytes from :mod:`cs336_lec2.activations`, bytes
+per parameter from :mod:`cs336_lec2.napkin` / :mod:`cs336_lec2.memory`, sharded state, traffic and
+its time on a cluster from :mod:`cs336_lec2.distributed` (chapter 14's model), dense peaks and memory
+from the accelerator table (:mod:`cs336_lec2.hardware.accelerators`).
 
 Why a JavaScript copy at all: the page must answer within one frame (16 ms) and be usable within a
 second of loading, offline, with no kernel; a Python runtime compiled for the browser is tens of MB
@@ -31,27 +32,21 @@ from fractions import Fraction
 from typing import Any
 from urllib.parse import unquote
 
+from .activations import activation_bytes_per_layer, logits_bytes, segment_checkpoint_bytes
 from .checks import check_choice, check_count, check_int, check_positive_real
 from .distributed import STAGES, step_communication, zero_memory
 from .distributed.cluster import DDP_BUCKET_BYTES, H100_CLUSTER, breakeven_tokens, step_seconds
 from .flops import training_flops
 from .hardware.accelerators import ACCELERATORS
+from .lm import NORMS, POSITIONS, RECOMPUTE, TransformerConfig
 from .memory import OPTIMIZER_STATES, PRECISIONS
-from .models import TransformerConfig
 from .napkin import SECONDS_PER_DAY, bytes_per_param_breakdown, max_trainable_params, training_days
-from .transformer import (
-    PUBLISHED,
-    activation_bytes_per_layer,
-    checkpointed_activation_bytes_per_layer,
-    parameter_count,
-    training_flops_per_token,
-)
+from .transformer import PUBLISHED, parameter_count, training_flops_per_token
 
-RECOMPUTE = ("none", "full")  # activation recomputation the package can count (selective: see the page)
 # The dtype of the matmuls under each precision recipe: its dense peak is the denominator of MFU.
 MATMUL_DTYPE = {"fp32": "fp32", "mixed_bf16": "bf16", "mixed_bf16_fp32_grads": "bf16"}
 ARCHITECTURE = ("vocab_size", "context_length", "num_layers", "d_model", "num_heads", "num_kv_heads", "d_ff",
-                "gated_mlp", "tied_embeddings", "bias", "learned_positions")
+                "gated_mlp", "tied_embeddings", "bias", "norm", "positions")
 
 
 def preset_key(name: str) -> str:
@@ -64,29 +59,25 @@ PRESETS = {preset_key(name): model for name, model in PUBLISHED.items()}
 
 def preset_architecture(key: str) -> dict[str, Any]:
     """The architecture fields of the published model ``key`` (see :data:`PRESETS`), as a config holds them."""
-    model = PRESETS[check_choice("model", key, PRESETS)]
-    c = model.config
-    return {
-        "vocab_size": c.vocab_size, "context_length": c.context_length, "num_layers": c.num_layers,
-        "d_model": c.d_model, "num_heads": c.num_heads,
-        "num_kv_heads": model.num_kv_heads or c.num_heads, "d_ff": c.d_ff, "gated_mlp": model.gated_mlp,
-        "tied_embeddings": c.tied_embeddings, "bias": c.bias, "learned_positions": model.learned_positions,
-    }
+    config = PRESETS[check_choice("model", key, PRESETS)].config
+    return {name: getattr(config, name) for name in ARCHITECTURE}
 
 
 DEFAULTS: dict[str, Any] = {
     "model": "gpt2-small", **preset_architecture("gpt2-small"),
     "seq_len": 1024, "micro_batch": 8, "tokens": 10**10, "gpu": "h100-sxm", "num_gpus": 8, "mfu": 0.4,
     "tf32": False, "precision": "mixed_bf16", "optimizer": "adamw", "stage": "dp", "recompute": "none",
+    "flash_attention": True,
 }
 
 
 # The short name of each input in the page's address: calculator.html#model=llama2-7b&gpus=64&zero=zero3.
-URL_KEYS = {"model": "model", "vocab_size": "vocab", "context_length": "ctx", "num_layers": "layers", "d_model": "d",
-            "num_heads": "heads", "num_kv_heads": "kv", "d_ff": "dff", "gated_mlp": "gated", "tied_embeddings": "tied",
-            "bias": "bias", "learned_positions": "pos", "seq_len": "seq", "micro_batch": "batch", "tokens": "tokens",
-            "gpu": "gpu", "num_gpus": "gpus", "mfu": "mfu", "tf32": "tf32", "precision": "prec", "optimizer": "opt",
-            "stage": "zero", "recompute": "recomp"}
+URL_KEYS = {"model": "model", "vocab_size": "vocab", "context_length": "ctx", "num_layers": "layers",
+            "d_model": "d", "num_heads": "heads", "num_kv_heads": "kv", "d_ff": "dff", "gated_mlp": "gated",
+            "tied_embeddings": "tied", "bias": "bias", "norm": "norm", "positions": "pos", "seq_len": "seq",
+            "micro_batch": "batch", "tokens": "tokens", "gpu": "gpu", "num_gpus": "gpus", "mfu": "mfu",
+            "tf32": "tf32", "precision": "prec", "optimizer": "opt", "stage": "zero", "recompute": "recomp",
+            "flash_attention": "flash"}
 
 
 def _number(text: str) -> int | float:
@@ -135,12 +126,11 @@ def normalize(config: Mapping[str, Any]) -> dict[str, Any]:
     for name in ("vocab_size", "context_length", "num_layers", "d_model", "num_heads", "num_kv_heads", "d_ff",
                  "seq_len", "micro_batch", "num_gpus"):
         check_int(name, c[name], minimum=1)
-    for name in ("gated_mlp", "tied_embeddings", "bias", "learned_positions", "tf32"):
+    for name in ("gated_mlp", "tied_embeddings", "bias", "tf32", "flash_attention"):
         if not isinstance(c[name], bool):
             raise TypeError(f"{name} must be a bool, got {type(c[name]).__name__}")
-    if c["num_heads"] % c["num_kv_heads"]:
-        raise ValueError(f"num_kv_heads must divide num_heads={c['num_heads']}, got {c['num_kv_heads']}")
-    if c["learned_positions"] and c["seq_len"] > c["context_length"]:
+    _model(c)  # the architecture's own checks (num_kv_heads divides num_heads, norm, positions, ...)
+    if c["positions"] == "learned" and c["seq_len"] > c["context_length"]:
         raise ValueError(f"seq_len must be <= context_length={c['context_length']} with learned positions, "
                          f"got {c['seq_len']}")
     c["tokens"] = check_count("tokens", c["tokens"], minimum=1)
@@ -154,12 +144,12 @@ def normalize(config: Mapping[str, Any]) -> dict[str, Any]:
     return c
 
 
-def _model(c: Mapping[str, Any]) -> tuple[TransformerConfig, dict[str, Any]]:
-    """The package's config of the model and the options ``parameter_count`` takes beside it."""
-    config = TransformerConfig(c["vocab_size"], c["context_length"], c["num_layers"], c["d_model"], c["num_heads"],
-                               c["d_ff"], c["tied_embeddings"], c["bias"])
-    kv = None if c["num_kv_heads"] == c["num_heads"] else c["num_kv_heads"]
-    return config, {"gated_mlp": c["gated_mlp"], "num_kv_heads": kv, "learned_positions": c["learned_positions"]}
+def _model(c: Mapping[str, Any]) -> TransformerConfig:
+    """The package's config of the model the calculator config describes."""
+    sizes = [c[name] for name in ARCHITECTURE[:7] if name != "num_kv_heads"]
+    return TransformerConfig(*sizes, tied_embeddings=c["tied_embeddings"], bias=c["bias"],
+                             num_kv_heads=c["num_kv_heads"], gated_mlp=c["gated_mlp"], norm=c["norm"],
+                             positions=c["positions"])
 
 
 def matmul_dtype(config: Mapping[str, Any]) -> str:
@@ -177,21 +167,24 @@ def calculate(config: Mapping[str, Any]) -> dict[str, Any]:
     the card cannot give (no dense peak for the recipe's dtype) is ``None``.
     """
     c = normalize(config)
-    model, options = _model(c)
-    counts = parameter_count(model, **options)
+    model = _model(c)
+    counts = parameter_count(model)
     n, tokens, gpus, seq, batch = counts.total, c["tokens"], c["num_gpus"], c["seq_len"], c["micro_batch"]
     parameters = {"token_embedding": counts.token_embedding, "position_embedding": counts.position_embedding,
                   "attention": counts.attention, "mlp": counts.mlp, "norms": counts.norms,
-                  "lm_head": counts.lm_head, "total": n, "non_embedding": counts.non_embedding}
+                  "lm_head": counts.lm_head, "total": n, "non_embedding": counts.non_embedding,
+                  "kaplan_n": counts.kaplan_n}
 
     card = ACCELERATORS[c["gpu"]]
     dtype = matmul_dtype(c)
     peak = card.peak_flops.get(dtype)
-    per_token = training_flops_per_token(model, seq, attention=True, recompute=c["recompute"] == "full")
+    # MFU counts model FLOPs (no recomputation); the GPUs also run the recomputed ones (hardware FLOPs).
+    per_token = training_flops_per_token(model, seq)
+    hardware = training_flops_per_token(model, seq, recompute=c["recompute"])
     total_flops = per_token * tokens
-    flops = {"per_token_6n": training_flops(n, 1), "per_token": per_token,
+    flops = {"per_token_6n": training_flops(n, 1), "per_token": per_token, "per_token_hardware": hardware,
              "total_6n": training_flops(n, tokens), "total": total_flops}
-    time = {"peak_dtype": dtype, "peak_flops": peak,
+    time = {"peak_dtype": dtype, "peak_flops": peak, "hfu": c["mfu"] * hardware / per_token,
             "days_6n": None if peak is None else training_days(n, tokens, gpus, peak, c["mfu"]),
             "days": None if peak is None else total_flops / (gpus * peak * c["mfu"]) / SECONDS_PER_DAY}
 
@@ -199,15 +192,17 @@ def calculate(config: Mapping[str, Any]) -> dict[str, Any]:
     recipe = {"param_bytes": per_param["params"], "grad_bytes": per_param["grads"],
               "optimizer_bytes": per_param["master_weights"] + per_param["optimizer_state"]}
     state = zero_memory(n, gpus, c["stage"], **recipe)
-    act_bytes = PRECISIONS[c["precision"]].activation
-    if c["recompute"] == "full":
-        per_layer = checkpointed_activation_bytes_per_layer(model, batch, seq, bytes_per_value=act_bytes)
+    saved = {"flash_attention": c["flash_attention"], "bytes_per_value": PRECISIONS[c["precision"]].activation}
+    layer = activation_bytes_per_layer(model, batch, seq, recompute=c["recompute"], **saved)
+    if c["recompute"] == "full":  # every block input kept; backward recomputes one block at a time
+        full = activation_bytes_per_layer(model, batch, seq, **saved)
+        activations = segment_checkpoint_bytes(c["num_layers"], 1, full, layer)
     else:
-        per_layer = activation_bytes_per_layer(model, batch, seq, bytes_per_value=act_bytes)
-    activations = c["num_layers"] * per_layer
-    total = state.params + state.grads + state.optimizer_state + activations
+        activations = c["num_layers"] * layer
+    logits = logits_bytes(model, batch, seq)
+    total = state.params + state.grads + state.optimizer_state + activations + logits
     memory = {"params": state.params, "grads": state.grads, "optimizer_state": state.optimizer_state,
-              "activations": activations, "total": total, "card": card.memory_bytes,
+              "activations": activations, "logits": logits, "total": total, "card": card.memory_bytes,
               "fits": total <= card.memory_bytes}
 
     largest = {}
@@ -250,6 +245,7 @@ def page_data() -> dict[str, Any]:
                         "activation": p.activation} for key, p in PRECISIONS.items()}
     return {"presets": presets, "accelerators": cards, "precisions": precisions,
             "optimizer_states": dict(OPTIMIZER_STATES), "stages": list(STAGES), "recompute": list(RECOMPUTE),
+            "norms": list(NORMS), "positions": list(POSITIONS),
             "matmul_dtype": dict(MATMUL_DTYPE), "seconds_per_day": SECONDS_PER_DAY, "defaults": DEFAULTS,
             "cluster": {**dataclasses.asdict(H100_CLUSTER), "ddp_bucket_bytes": DDP_BUCKET_BYTES},
             "url_keys": URL_KEYS}

@@ -8,7 +8,9 @@ const T = ZH ? {
   model: "模型", preset: "预设模型", custom: "自定义", vocab_size: "词表大小 V", context_length: "最大上下文长度",
   num_layers: "层数 L", d_model: "模型宽度 d", num_heads: "注意力头数 H", num_kv_heads: "KV 头数（GQA）",
   d_ff: "MLP 宽度 d_ff", gated_mlp: "门控 MLP（SwiGLU）", tied_embeddings: "输入输出嵌入共享",
-  bias: "偏置项", learned_positions: "可学习位置嵌入",
+  bias: "偏置项", norm: "归一化", positions: "位置编码",
+  norms: { layernorm: "LayerNorm", rmsnorm: "RMSNorm" }, positionsList: { learned: "可学习位置嵌入", rope: "RoPE（旋转位置编码）" },
+  flash_attention: "Flash Attention（不保存 T×T 注意力矩阵）",
   training: "训练", seq_len: "序列长度 T", micro_batch: "每块 GPU 的微批次大小 B", tokens: "训练词元（token）数 D",
   hardware: "硬件", gpu: "GPU 型号", num_gpus: "GPU 数量（数据并行规模）", mfu: "MFU（0–1）",
   tf32: "fp32 矩阵乘法走 TF32 张量核心", recipe: "训练配方", precision: "精度方案", optimizer: "优化器",
@@ -16,18 +18,19 @@ const T = ZH ? {
   precisions: { fp32: "fp32", mixed_bf16: "bf16 混合精度训练", mixed_bf16_fp32_grads: "bf16 混合精度，fp32 梯度" },
   stages: { dp: "无分片（DDP）", zero1: "ZeRO-1：分片优化器状态", zero2: "ZeRO-2：再分片梯度",
     zero3: "ZeRO-3 / FSDP：再分片参数" },
-  recomputes: { none: "不重计算", selective: "选择性重计算", full: "完全重计算（每个块的输入）" },
+  recomputes: { none: "不重计算", selective: "选择性重计算（注意力核心）", full: "完全重计算（只存每个块的输入）" },
   parameters: "参数量（按部分）", part: "部分", count: "参数个数",
   parts: { token_embedding: "词嵌入", position_embedding: "位置嵌入", attention: "注意力（所有层）",
     mlp: "MLP（所有层）", norms: "归一化层", lm_head: "输出层（LM head）", total: "合计",
-    non_embedding: "非嵌入参数（Kaplan 的 N）" },
+    non_embedding: "非嵌入参数（块与归一化层）", kaplan_n: "Kaplan 的 N（仅块内矩阵）" },
   flops: "浮点运算次数与训练时间", per_token_6n: "每 token 训练浮点运算次数，6N",
-  per_token: "每 token 训练浮点运算次数，含注意力", total_6n: "总浮点运算次数，6ND", total: "总浮点运算次数，含注意力",
+  per_token: "每 token 训练浮点运算次数，含注意力", per_token_hardware: "每 token 实际执行的浮点运算次数（含重计算）",
+  hfu: "对应的硬件算力利用率（HFU）", total_6n: "总浮点运算次数，6ND", total: "总浮点运算次数，含注意力",
   peak: "稠密峰值", days_6n: "训练天数（6ND）", days: "训练天数（含注意力）", noPeak: "该卡的数据手册没有此 dtype 的稠密峰值",
   memory: "每块 GPU 的显存", kind: "项目", bytes: "字节",
   mem: { params: "参数", grads: "梯度", optimizer_state: "优化器状态（含 fp32 主权重）", activations: "激活值",
-    logits: "logits（fp32）", total: "合计", card: "显卡显存" },
-  fits: "放得下", noFit: "放不下", pending: "等待软件包提供",
+    logits: "logits（fp32，B·T·V）", total: "合计", card: "显卡显存" },
+  fits: "放得下", noFit: "放不下",
   largest: "每个 ZeRO 阶段能放下的最大模型（仅训练状态，不含激活值）", maxParams: "最大参数量",
   comm: "通信", bytes_per_step: "每块 GPU 每步发送的字节数", tokens_per_step: "每步词元数",
   breakEven: "盈亏平衡：每块 GPU 每步需要的词元数", seconds_per_step: "每步通信时间（DGX H100 节点：NVLink + 8 × 400 Gb/s InfiniBand）",
@@ -38,7 +41,9 @@ const T = ZH ? {
   model: "Model", preset: "Preset", custom: "custom", vocab_size: "Vocabulary V", context_length: "Context length",
   num_layers: "Layers L", d_model: "Width d", num_heads: "Heads H", num_kv_heads: "KV heads (GQA)",
   d_ff: "MLP width d_ff", gated_mlp: "Gated MLP (SwiGLU)", tied_embeddings: "Tied embeddings", bias: "Biases",
-  learned_positions: "Learned positions",
+  norm: "Norm", positions: "Positions",
+  norms: { layernorm: "LayerNorm", rmsnorm: "RMSNorm" }, positionsList: { learned: "learned", rope: "rotary (RoPE)" },
+  flash_attention: "Flash attention (no T×T scores saved)",
   training: "Training", seq_len: "Sequence length T", micro_batch: "Micro-batch B per GPU", tokens: "Tokens D",
   hardware: "Hardware", gpu: "GPU", num_gpus: "GPUs (data-parallel size)", mfu: "MFU (0–1)",
   tf32: "fp32 matmuls on TF32 tensor cores", recipe: "Recipe", precision: "Precision", optimizer: "Optimizer",
@@ -46,19 +51,20 @@ const T = ZH ? {
   precisions: { fp32: "fp32", mixed_bf16: "mixed bf16", mixed_bf16_fp32_grads: "mixed bf16, fp32 gradients" },
   stages: { dp: "none (DDP)", zero1: "ZeRO-1: optimizer state", zero2: "ZeRO-2: + gradients",
     zero3: "ZeRO-3 / FSDP: + parameters" },
-  recomputes: { none: "none", selective: "selective", full: "full (each block's input)" },
+  recomputes: { none: "none", selective: "selective (attention core)", full: "full (block inputs only)" },
   parameters: "Parameters by part", part: "Part", count: "Parameters",
   parts: { token_embedding: "Token embedding", position_embedding: "Position embedding",
     attention: "Attention (all layers)", mlp: "MLP (all layers)", norms: "Norms", lm_head: "LM head",
-    total: "Total", non_embedding: "Non-embedding (Kaplan's N)" },
+    total: "Total", non_embedding: "Non-embedding (blocks and norms)", kaplan_n: "Kaplan's N (block matrices only)" },
   flops: "FLOPs and time", per_token_6n: "Training FLOPs per token, 6N",
-  per_token: "Training FLOPs per token, with attention", total_6n: "Total FLOPs, 6ND",
+  per_token: "Training FLOPs per token, with attention", per_token_hardware: "FLOPs per token the GPUs run (with recomputation)",
+  hfu: "The hardware FLOPs utilization this MFU means (HFU)", total_6n: "Total FLOPs, 6ND",
   total: "Total FLOPs, with attention", peak: "Peak", days_6n: "Days (6ND)", days: "Days (with attention)",
   noPeak: "the datasheet gives no dense peak for this dtype",
   memory: "Memory per GPU", kind: "Kind", bytes: "Bytes",
   mem: { params: "Parameters", grads: "Gradients", optimizer_state: "Optimizer state (with fp32 master weights)",
-    activations: "Activations", logits: "Logits (fp32)", total: "Total", card: "The card's memory" },
-  fits: "fits", noFit: "does not fit", pending: "waiting for the package",
+    activations: "Activations", logits: "Logits (fp32, B·T·V)", total: "Total", card: "The card's memory" },
+  fits: "fits", noFit: "does not fit",
   largest: "Largest model that fits, per ZeRO stage (training state only, no activations)", maxParams: "Parameters",
   comm: "Communication", bytes_per_step: "Bytes each GPU sends per step", tokens_per_step: "Tokens per step",
   breakEven: "Break-even tokens per GPU per step", seconds_per_step: "Seconds of communication per step (DGX H100 nodes: NVLink + 8 × 400 Gb/s InfiniBand)",
@@ -139,7 +145,9 @@ function buildForm() {
       select("model", [...presets, ["custom", T.custom]]),
       ...["vocab_size", "context_length", "num_layers", "d_model", "num_heads", "num_kv_heads", "d_ff"]
         .map((k) => number(k)),
-      ...["gated_mlp", "tied_embeddings", "bias", "learned_positions"].map(checkbox),
+      select("norm", DATA.norms.map((k) => [k, T.norms[k]])),
+      select("positions", DATA.positions.map((k) => [k, T.positionsList[k]])),
+      ...["gated_mlp", "tied_embeddings", "bias"].map(checkbox),
     ]),
     fieldset(T.training, [number("seq_len"), number("micro_batch"), number("tokens")]),
     fieldset(T.hardware, [select("gpu", cards), number("num_gpus"), number("mfu", { min: 0.01, max: 1, step: 0.01 }),
@@ -149,6 +157,7 @@ function buildForm() {
       select("optimizer", Object.keys(DATA.optimizer_states).map((k) => [k, k])),
       select("stage", DATA.stages.map((k) => [k, T.stages[k]])),
       select("recompute", DATA.recompute.map((k) => [k, T.recomputes[k]])),
+      checkbox("flash_attention"),
     ]),
   );
   return form;
@@ -257,7 +266,7 @@ function badgeText(ok, yes, no) {
 }
 
 // A stacked bar of the memory per GPU, the card's capacity marked; the table beside it has the numbers.
-const PARTS = ["params", "grads", "optimizer_state", "activations"];
+const PARTS = ["params", "grads", "optimizer_state", "activations", "logits"];
 function memoryBar(m) {
   const bar = document.createElement("span");
   bar.className = "cs336-calc-bar";
@@ -293,8 +302,8 @@ function render(out, r, c) {
   const peak = r.time.peak_flops === null ? T.noPeak
     : `${flopRate(r.time.peak_flops)} (${T.dense} ${r.time.peak_dtype}, ${DATA.accelerators[c.gpu].name})`;
   const m = r.memory;
-  const memRows = ["params", "grads", "optimizer_state", "activations"].map((k) => [T.mem[k], bytes(m[k])]);
-  memRows.push([T.mem.logits, T.pending], [T.mem.total, bytes(m.total)], [T.mem.card, bytes(m.card)]);
+  const memRows = PARTS.map((k) => [T.mem[k], bytes(m[k])]);
+  memRows.push([T.mem.total, bytes(m.total)], [T.mem.card, bytes(m.card)]);
   const summary = document.createElement("p");
   summary.className = "cs336-calc-summary";
   summary.append(`${T.mem.total}: ${bytes(m.total)} / ${bytes(m.card)} — `, badge(m.fits), memoryBar(m));
@@ -304,6 +313,7 @@ function render(out, r, c) {
       .map(([k, v]) => [T.parts[k], `${fmtInt.format(v)} (${short(v)})`])),
     table(T.flops, [T.quantity, T.value], [
       [T.per_token_6n, sci(r.flops.per_token_6n)], [T.per_token, sci(r.flops.per_token)],
+      [T.per_token_hardware, sci(r.flops.per_token_hardware)], [T.hfu, r.time.hfu.toPrecision(3)],
       [T.total_6n, sci(r.flops.total_6n)], [T.total, sci(r.flops.total)], [T.peak, peak],
       [T.days_6n, days(r.time.days_6n)], [T.days, days(r.time.days)]]),
     table(T.memory, [T.kind, T.bytes], memRows),

@@ -5,7 +5,7 @@ export default {
   "gpt2-small": {
    "name": "GPT-2 small",
    "reported": "117M",
-   "source": "Radford et al. 2019, 'Language Models are Unsupervised Multitask Learners', table 2 (layers, d_model, parameters), section 2.3 (vocabulary 50,257, context 1024, d_ff = 4·d_model as in GPT-1); heads from the released checkpoints; tied embeddings and biases as released",
+   "source": "Radford et al. 2019, 'Language Models are Unsupervised Multitask Learners', table 2 (layers, d_model, reported size); the released config.json of openai-community/gpt2(-medium, -large, -xl) (n_head, n_ctx 1024, vocabulary 50,257, d_ff = 4·d, tied embeddings, biases)",
    "vocab_size": 50257,
    "context_length": 1024,
    "num_layers": 12,
@@ -16,12 +16,13 @@ export default {
    "gated_mlp": false,
    "tied_embeddings": true,
    "bias": true,
-   "learned_positions": true
+   "norm": "layernorm",
+   "positions": "learned"
   },
   "gpt2-medium": {
    "name": "GPT-2 medium",
    "reported": "345M",
-   "source": "Radford et al. 2019, 'Language Models are Unsupervised Multitask Learners', table 2 (layers, d_model, parameters), section 2.3 (vocabulary 50,257, context 1024, d_ff = 4·d_model as in GPT-1); heads from the released checkpoints; tied embeddings and biases as released",
+   "source": "Radford et al. 2019, 'Language Models are Unsupervised Multitask Learners', table 2 (layers, d_model, reported size); the released config.json of openai-community/gpt2(-medium, -large, -xl) (n_head, n_ctx 1024, vocabulary 50,257, d_ff = 4·d, tied embeddings, biases)",
    "vocab_size": 50257,
    "context_length": 1024,
    "num_layers": 24,
@@ -32,12 +33,13 @@ export default {
    "gated_mlp": false,
    "tied_embeddings": true,
    "bias": true,
-   "learned_positions": true
+   "norm": "layernorm",
+   "positions": "learned"
   },
   "gpt2-large": {
    "name": "GPT-2 large",
    "reported": "762M",
-   "source": "Radford et al. 2019, 'Language Models are Unsupervised Multitask Learners', table 2 (layers, d_model, parameters), section 2.3 (vocabulary 50,257, context 1024, d_ff = 4·d_model as in GPT-1); heads from the released checkpoints; tied embeddings and biases as released",
+   "source": "Radford et al. 2019, 'Language Models are Unsupervised Multitask Learners', table 2 (layers, d_model, reported size); the released config.json of openai-community/gpt2(-medium, -large, -xl) (n_head, n_ctx 1024, vocabulary 50,257, d_ff = 4·d, tied embeddings, biases)",
    "vocab_size": 50257,
    "context_length": 1024,
    "num_layers": 36,
@@ -48,12 +50,13 @@ export default {
    "gated_mlp": false,
    "tied_embeddings": true,
    "bias": true,
-   "learned_positions": true
+   "norm": "layernorm",
+   "positions": "learned"
   },
   "gpt2-xl": {
    "name": "GPT-2 XL",
    "reported": "1542M",
-   "source": "Radford et al. 2019, 'Language Models are Unsupervised Multitask Learners', table 2 (layers, d_model, parameters), section 2.3 (vocabulary 50,257, context 1024, d_ff = 4·d_model as in GPT-1); heads from the released checkpoints; tied embeddings and biases as released",
+   "source": "Radford et al. 2019, 'Language Models are Unsupervised Multitask Learners', table 2 (layers, d_model, reported size); the released config.json of openai-community/gpt2(-medium, -large, -xl) (n_head, n_ctx 1024, vocabulary 50,257, d_ff = 4·d, tied embeddings, biases)",
    "vocab_size": 50257,
    "context_length": 1024,
    "num_layers": 48,
@@ -64,12 +67,13 @@ export default {
    "gated_mlp": false,
    "tied_embeddings": true,
    "bias": true,
-   "learned_positions": true
+   "norm": "layernorm",
+   "positions": "learned"
   },
   "llama2-7b": {
    "name": "Llama 2 7B",
    "reported": "7B",
-   "source": "Touvron et al. 2023, 'Llama 2: Open Foundation and Fine-Tuned Chat Models', table 1 (context 4k, GQA for 70B) and section 2.2 (RMSNorm, SwiGLU, rotary embeddings); dim, layers, heads, KV heads, FFN width and vocabulary 32,000 from the params.json released with the weights; untied, no biases",
+   "source": "Touvron et al. 2023, 'Llama 2: Open Foundation and Fine-Tuned Chat Models', table 1 (context 4k, GQA for 70B) and section 2.2 (RMSNorm, SwiGLU, rotary embeddings); dim, layers, heads, KV heads, vocabulary 32,000 and the FFN rule (multiple_of, ffn_dim_multiplier) from the params.json released with the weights; untied, no biases",
    "vocab_size": 32000,
    "context_length": 4096,
    "num_layers": 32,
@@ -80,12 +84,30 @@ export default {
    "gated_mlp": true,
    "tied_embeddings": false,
    "bias": false,
-   "learned_positions": false
+   "norm": "rmsnorm",
+   "positions": "rope"
+  },
+  "llama2-13b": {
+   "name": "Llama 2 13B",
+   "reported": "13B",
+   "source": "Touvron et al. 2023, 'Llama 2: Open Foundation and Fine-Tuned Chat Models', table 1 (context 4k, GQA for 70B) and section 2.2 (RMSNorm, SwiGLU, rotary embeddings); dim, layers, heads, KV heads, vocabulary 32,000 and the FFN rule (multiple_of, ffn_dim_multiplier) from the params.json released with the weights; untied, no biases",
+   "vocab_size": 32000,
+   "context_length": 4096,
+   "num_layers": 40,
+   "d_model": 5120,
+   "num_heads": 40,
+   "num_kv_heads": 40,
+   "d_ff": 13824,
+   "gated_mlp": true,
+   "tied_embeddings": false,
+   "bias": false,
+   "norm": "rmsnorm",
+   "positions": "rope"
   },
   "llama2-70b": {
    "name": "Llama 2 70B",
    "reported": "70B",
-   "source": "Touvron et al. 2023, 'Llama 2: Open Foundation and Fine-Tuned Chat Models', table 1 (context 4k, GQA for 70B) and section 2.2 (RMSNorm, SwiGLU, rotary embeddings); dim, layers, heads, KV heads, FFN width and vocabulary 32,000 from the params.json released with the weights; untied, no biases",
+   "source": "Touvron et al. 2023, 'Llama 2: Open Foundation and Fine-Tuned Chat Models', table 1 (context 4k, GQA for 70B) and section 2.2 (RMSNorm, SwiGLU, rotary embeddings); dim, layers, heads, KV heads, vocabulary 32,000 and the FFN rule (multiple_of, ffn_dim_multiplier) from the params.json released with the weights; untied, no biases",
    "vocab_size": 32000,
    "context_length": 4096,
    "num_layers": 80,
@@ -96,7 +118,25 @@ export default {
    "gated_mlp": true,
    "tied_embeddings": false,
    "bias": false,
-   "learned_positions": false
+   "norm": "rmsnorm",
+   "positions": "rope"
+  },
+  "llama3-8b": {
+   "name": "Llama 3 8B",
+   "reported": "8B",
+   "source": "Meta Llama 3 model card and the released config.json of meta-llama/Meta-Llama-3-8B (vocab_size 128256, hidden_size 4096, intermediate_size 14336, 32 layers, 32 heads, 8 KV heads, max_position_embeddings 8192, tie_word_embeddings false, RMSNorm, RoPE; no biases)",
+   "vocab_size": 128256,
+   "context_length": 8192,
+   "num_layers": 32,
+   "d_model": 4096,
+   "num_heads": 32,
+   "num_kv_heads": 8,
+   "d_ff": 14336,
+   "gated_mlp": true,
+   "tied_embeddings": false,
+   "bias": false,
+   "norm": "rmsnorm",
+   "positions": "rope"
   }
  },
  "accelerators": {
@@ -390,7 +430,16 @@ export default {
  ],
  "recompute": [
   "none",
+  "selective",
   "full"
+ ],
+ "norms": [
+  "layernorm",
+  "rmsnorm"
+ ],
+ "positions": [
+  "learned",
+  "rope"
  ],
  "matmul_dtype": {
   "fp32": "fp32",
@@ -410,7 +459,8 @@ export default {
   "gated_mlp": false,
   "tied_embeddings": true,
   "bias": true,
-  "learned_positions": true,
+  "norm": "layernorm",
+  "positions": "learned",
   "seq_len": 1024,
   "micro_batch": 8,
   "tokens": 10000000000,
@@ -421,7 +471,8 @@ export default {
   "precision": "mixed_bf16",
   "optimizer": "adamw",
   "stage": "dp",
-  "recompute": "none"
+  "recompute": "none",
+  "flash_attention": true
  },
  "cluster": {
   "gpus_per_node": 8,
@@ -445,7 +496,8 @@ export default {
   "gated_mlp": "gated",
   "tied_embeddings": "tied",
   "bias": "bias",
-  "learned_positions": "pos",
+  "norm": "norm",
+  "positions": "pos",
   "seq_len": "seq",
   "micro_batch": "batch",
   "tokens": "tokens",
@@ -456,6 +508,7 @@ export default {
   "precision": "prec",
   "optimizer": "opt",
   "stage": "zero",
-  "recompute": "recomp"
+  "recompute": "recomp",
+  "flash_attention": "flash"
  }
 };

@@ -51,42 +51,53 @@ export function doubleToRatio(x) {
 // ---- the formulas, named after the Python functions ---------------------------------------------------
 // Each is a property of F so that a test can replace one (and see the cross-check fail).
 export const F = {
-  // transformer.parameter_count
+  // lm.TransformerConfig.kv_dim: the width of K (and of V)
+  kv_dim(c) {
+    return big(c.num_kv_heads) * (big(c.d_model) / big(c.num_heads));
+  },
+  // transformer.block_matrix_sizes
+  block_matrix_sizes(c) {
+    const d = big(c.d_model);
+    return { q: d * d, kv: 2n * d * F.kv_dim(c), o: d * d, mlp: (c.gated_mlp ? 3n : 2n) * d * big(c.d_ff) };
+  },
+  // transformer.parameter_count (with ParameterCount's total, non_embedding and kaplan_n)
   parameter_count(c) {
     const d = big(c.d_model), bias = c.bias ? 1n : 0n, L = big(c.num_layers), V = big(c.vocab_size);
-    const kv = c.num_kv_heads === c.num_heads ? d : big(c.num_kv_heads) * (d / big(c.num_heads));
-    const dff = big(c.d_ff);
-    const attention = d * d + 2n * d * kv + d * d + bias * (d + 2n * kv + d);
-    const mlp = (c.gated_mlp ? 3n : 2n) * d * dff + bias * ((c.gated_mlp ? 2n : 1n) * dff + d);
-    const norm = d * (1n + bias);
+    const kv = F.kv_dim(c), dff = big(c.d_ff), m = F.block_matrix_sizes(c);
+    const attentionBias = bias * (d + 2n * kv + d);
+    const mlpBias = bias * ((c.gated_mlp ? 2n : 1n) * dff + d);
+    const norm = c.norm === "rmsnorm" ? d : d * (1n + bias);
     const parts = {
       token_embedding: V * d,
-      position_embedding: c.learned_positions ? big(c.context_length) * d : 0n,
-      attention: L * attention,
-      mlp: L * mlp,
+      position_embedding: c.positions === "learned" ? big(c.context_length) * d : 0n,
+      attention: L * (m.q + m.kv + m.o + attentionBias),
+      mlp: L * (m.mlp + mlpBias),
       norms: (2n * L + 1n) * norm,
       lm_head: c.tied_embeddings ? 0n : d * V,
     };
     const total = Object.values(parts).reduce((a, b) => a + b, 0n);
-    return { ...parts, total, non_embedding: parts.attention + parts.mlp + parts.norms };
+    const blockBiases = L * (attentionBias + mlpBias);
+    return { ...parts, total, non_embedding: parts.attention + parts.mlp + parts.norms,
+      kaplan_n: parts.attention + parts.mlp - blockBiases };
   },
-  // transformer.matmul_parameters (as training_flops_per_token calls it: defaults)
+  // transformer.matmul_parameters
   matmul_parameters(c) {
-    const d = big(c.d_model);
-    const perLayer = 2n * d * d + 2n * d * d + 2n * d * big(c.d_ff);
-    return big(c.num_layers) * perLayer + d * big(c.vocab_size);
+    const m = F.block_matrix_sizes(c);
+    return big(c.num_layers) * (m.q + m.kv + m.o + m.mlp) + big(c.d_model) * big(c.vocab_size);
   },
-  // transformer.attention_flops_per_token
+  // transformer.attention_flops_per_token: the full T×T square
   attention_flops_per_token(c, seq) {
-    return 4n * big(c.num_layers) * big(seq) * big(c.d_model);
+    return 4n * big(c.num_layers) * big(seq) * big(c.num_heads) * (big(c.d_model) / big(c.num_heads));
   },
   // transformer.training_flops_per_token(attention=True, recompute=...)
   training_flops_per_token(c, seq, recompute) {
     const forward = 2n * F.matmul_parameters(c) + F.attention_flops_per_token(c, seq);
-    if (!recompute) return 3n * forward;
-    const d = big(c.d_model);
-    const again = forward - 2n * d * big(c.vocab_size) - 2n * big(c.num_layers) * d * big(c.d_ff);
-    return 3n * forward + again;
+    if (recompute === "full") {
+      const d = big(c.d_model);
+      return 3n * forward + forward - 2n * d * big(c.vocab_size) - 2n * big(c.num_layers) * d * big(c.d_ff);
+    }
+    if (recompute === "selective") return 3n * forward + F.attention_flops_per_token(c, seq) / 2n;
+    return 3n * forward;
   },
   // flops.training_flops: 6·N·D
   training_flops(n, tokens) {
@@ -103,14 +114,31 @@ export const F = {
     const sizes = [recipe.param_bytes, recipe.grad_bytes, recipe.optimizer_bytes];
     return sizes.map((b, i) => [big(b) * psi, shard[i] ? big(n) : 1n]);
   },
-  // transformer.activation_bytes_per_layer (stat_bytes=4) and checkpointed_activation_bytes_per_layer
-  activation_bytes_per_layer(c, batch, seq, bytesPerValue) {
-    const b = big(batch), s = big(seq), tokens = b * s;
-    const values = tokens * (8n * big(c.d_model) + 2n * big(c.d_ff)) + b * big(c.num_heads) * s * s;
-    return big(bytesPerValue) * values + 4n * tokens * 4n;
+  // activations.saved_values_per_token: [values, fp32 statistics] one block keeps per token
+  saved_values_per_token(c, seq, recompute, flash) {
+    const d = big(c.d_model), kv = F.kv_dim(c), H = big(c.num_heads);
+    if (recompute === "full") return [d, 0n];
+    const [normValues, normStats] = c.norm === "rmsnorm" ? [2n * d, 1n] : [d, 2n];
+    const qkvKept = c.positions === "rope" ? d + kv + d + 2n * kv : d + 2n * kv;
+    const mlp = d + (c.gated_mlp ? 4n : 2n) * big(c.d_ff);
+    const values = 2n * normValues + d + mlp, stats = 2n * normStats;
+    if (recompute === "selective") return [values + qkvKept + d, stats];
+    if (flash) return [values + qkvKept + d, stats + H];
+    return [values + 3n * d + H * big(seq) + d, stats];
   },
-  checkpointed_activation_bytes_per_layer(c, batch, seq, bytesPerValue) {
-    return big(bytesPerValue) * big(batch) * big(seq) * big(c.d_model);
+  // activations.activation_bytes_per_layer (stat_bytes=4)
+  activation_bytes_per_layer(c, batch, seq, recompute, flash, bytesPerValue) {
+    const [values, stats] = F.saved_values_per_token(c, seq, recompute, flash);
+    return big(batch) * big(seq) * (values * big(bytesPerValue) + stats * 4n);
+  },
+  // activations.logits_bytes: fp32 B·T·V
+  logits_bytes(c, batch, seq) {
+    return big(batch) * big(seq) * big(c.vocab_size) * 4n;
+  },
+  // activations.segment_checkpoint_bytes
+  segment_checkpoint_bytes(layers, every, layerBytes, inputBytes) {
+    if (every === layers) return big(layers) * layerBytes;
+    return big(Math.ceil(layers / every)) * inputBytes + big(every) * layerBytes;
   },
   // napkin.max_trainable_params: floor(Fraction(memory) / Fraction(bytes_per_param)), bytes a double
   max_trainable_params(memoryBytes, bytesPerParam) {
@@ -167,10 +195,10 @@ function clusterTime(c, n, peak) {
 
 // ---- the configuration ------------------------------------------------------------------------------
 export const ARCHITECTURE = ["vocab_size", "context_length", "num_layers", "d_model", "num_heads", "num_kv_heads",
-  "d_ff", "gated_mlp", "tied_embeddings", "bias", "learned_positions"];
+  "d_ff", "gated_mlp", "tied_embeddings", "bias", "norm", "positions"];
 const INTS = ["vocab_size", "context_length", "num_layers", "d_model", "num_heads", "num_kv_heads", "d_ff",
   "seq_len", "micro_batch", "num_gpus"];
-const BOOLS = ["gated_mlp", "tied_embeddings", "bias", "learned_positions", "tf32"];
+const BOOLS = ["gated_mlp", "tied_embeddings", "bias", "tf32", "flash_attention"];
 
 export class ConfigError extends Error {
   constructor(field, message) {
@@ -201,7 +229,12 @@ export function normalize(config) {
   }
   if (c.num_heads % c.num_kv_heads) throw new ConfigError("num_kv_heads", `must divide num_heads=${c.num_heads}`);
   if (c.d_model % c.num_heads) throw new ConfigError("d_model", `must be a multiple of num_heads=${c.num_heads}`);
-  if (c.learned_positions && c.seq_len > c.context_length) {
+  choice("norm", c.norm, DATA.norms);
+  choice("positions", c.positions, DATA.positions);
+  if (c.positions === "rope" && (c.d_model / c.num_heads) % 2) {
+    throw new ConfigError("positions", "rope needs an even head dimension d_model/num_heads");
+  }
+  if (c.positions === "learned" && c.seq_len > c.context_length) {
     throw new ConfigError("seq_len", `must be <= context_length=${c.context_length} with learned positions`);
   }
   if (typeof c.tokens === "bigint") {
@@ -234,11 +267,12 @@ export function calculate(config) {
   const card = DATA.accelerators[c.gpu];
   const dtype = matmulDtype(c);
   const peak = dtype in card.peak_flops ? card.peak_flops[dtype] : null;
-  const perToken = F.training_flops_per_token(c, seq, c.recompute === "full");
+  const perToken = F.training_flops_per_token(c, seq, "none");
+  const hardware = F.training_flops_per_token(c, seq, c.recompute);
   const total = perToken * tokens;
-  const flops = { per_token_6n: F.training_flops(n, 1n), per_token: perToken,
+  const flops = { per_token_6n: F.training_flops(n, 1n), per_token: perToken, per_token_hardware: hardware,
     total_6n: F.training_flops(n, tokens), total };
-  const time = { peak_dtype: dtype, peak_flops: peak,
+  const time = { peak_dtype: dtype, peak_flops: peak, hfu: (c.mfu * Number(hardware)) / Number(perToken),
     days_6n: peak === null ? null : F.days(flops.total_6n, gpus, peak, c.mfu),
     days: peak === null ? null : F.days(total, gpus, peak, c.mfu) };
 
@@ -246,12 +280,16 @@ export function calculate(config) {
   const recipe = { param_bytes: p.param, grad_bytes: p.grad,
     optimizer_bytes: p.master + DATA.optimizer_states[c.optimizer] * p.state };
   const [params, grads, state] = F.zero_memory(n, gpus, c.stage, recipe).map(([a, b]) => ratioToNumber(a, b));
-  const perLayer = c.recompute === "full"
-    ? F.checkpointed_activation_bytes_per_layer(c, batch, seq, p.activation)
-    : F.activation_bytes_per_layer(c, batch, seq, p.activation);
-  const activations = big(c.num_layers) * perLayer;
-  const sum = params + grads + state + Number(activations);
-  const memory = { params, grads, optimizer_state: state, activations, total: sum, card: big(card.memory_bytes),
+  const layer = F.activation_bytes_per_layer(c, batch, seq, c.recompute, c.flash_attention, p.activation);
+  let activations = big(c.num_layers) * layer;
+  if (c.recompute === "full") {
+    const full = F.activation_bytes_per_layer(c, batch, seq, "none", c.flash_attention, p.activation);
+    activations = F.segment_checkpoint_bytes(c.num_layers, 1, full, layer);
+  }
+  const logits = F.logits_bytes(c, batch, seq);
+  const sum = params + grads + state + Number(activations) + Number(logits);
+  const memory = { params, grads, optimizer_state: state, activations, logits, total: sum,
+    card: big(card.memory_bytes),
     fits: sum <= card.memory_bytes };
 
   const largest = {};
