@@ -3,6 +3,8 @@
 // <div id="cs336-calculator"></div>; the language comes from <html lang>.
 import { ARCHITECTURE, ConfigError, DATA, F, calculate, normalize, serialize } from "./formulas.js";
 
+const STARTED = performance.now();  // when this module began to run (ms since navigation start)
+
 const ZH = document.documentElement.lang.toLowerCase().startsWith("zh");
 const T = ZH ? {
   model: "模型", preset: "预设模型", custom: "自定义", vocab_size: "词表大小 V", context_length: "最大上下文长度",
@@ -77,6 +79,7 @@ const T = ZH ? {
 const HASH = DATA.url_keys;
 const FROM_HASH = Object.fromEntries(Object.entries(HASH).map(([k, v]) => [v, k]));
 
+const URL_DELAY_MS = 150;
 const fmtInt = new Intl.NumberFormat("en-US");
 const GB = 1e9, GIB = 2 ** 30;
 
@@ -297,6 +300,19 @@ function memoryBar(m) {
   return wrap;
 }
 
+function setCell(cell, value) {
+  if (value instanceof Node) cell.replaceChildren(value);
+  else if (cell.textContent !== value) cell.textContent = value;
+}
+
+/** Put ``rows`` into ``old`` when it has as many rows (only changed text is touched), else a new table. */
+function patchTable(old, caption, head, rows) {
+  const body = old?.tBodies[0];
+  if (!body || body.rows.length !== rows.length) return table(caption, head, rows);
+  rows.forEach((row, i) => row.forEach((value, j) => setCell(body.rows[i].cells[j], value)));
+  return old;
+}
+
 function render(out, r, c) {
   const days = (d) => (d === null ? T.noPeak : `${d.toPrecision(4)} ${T.days_unit}`);
   const peak = r.time.peak_flops === null ? T.noPeak
@@ -306,28 +322,31 @@ function render(out, r, c) {
   memRows.push([T.mem.total, bytes(m.total)], [T.mem.card, bytes(m.card)]);
   const summary = document.createElement("p");
   summary.className = "cs336-calc-summary";
-  summary.append(`${T.mem.total}: ${bytes(m.total)} / ${bytes(m.card)} — `, badge(m.fits), memoryBar(m));
-  out.replaceChildren(
-    summary,
-    table(T.parameters, [T.part, T.count], Object.entries(r.parameters)
-      .map(([k, v]) => [T.parts[k], `${fmtInt.format(v)} (${short(v)})`])),
-    table(T.flops, [T.quantity, T.value], [
+  summary.setAttribute("role", "status");  // read out when it changes: the one-line answer
+  summary.append(`${T.mem.total}: ${bytes(m.total)} / ${bytes(m.card)} — `, badge(m.fits));
+  const tables = [
+    [T.parameters, [T.part, T.count], Object.entries(r.parameters)
+      .map(([k, v]) => [T.parts[k], `${fmtInt.format(v)} (${short(v)})`])],
+    [T.flops, [T.quantity, T.value], [
       [T.per_token_6n, sci(r.flops.per_token_6n)], [T.per_token, sci(r.flops.per_token)],
       [T.per_token_hardware, sci(r.flops.per_token_hardware)], [T.hfu, r.time.hfu.toPrecision(3)],
       [T.total_6n, sci(r.flops.total_6n)], [T.total, sci(r.flops.total)], [T.peak, peak],
-      [T.days_6n, days(r.time.days_6n)], [T.days, days(r.time.days)]]),
-    table(T.memory, [T.kind, T.bytes], memRows),
-    table(T.largest, [T.stage, T.maxParams], Object.entries(r.largest_model)
-      .map(([k, v]) => [T.stages[k], `${short(v)} (${fmtInt.format(v)})`])),
-    table(T.comm, [T.quantity, T.value], commRows(r.communication, c)),
-  );
+      [T.days_6n, days(r.time.days_6n)], [T.days, days(r.time.days)]]],
+    [T.memory, [T.kind, T.bytes], memRows],
+    [T.largest, [T.stage, T.maxParams], Object.entries(r.largest_model)
+      .map(([k, v]) => [T.stages[k], `${short(v)} (${fmtInt.format(v)})`])],
+    [T.comm, [T.quantity, T.value], commRows(r.communication, c)],
+  ];
+  const old = out.querySelectorAll(":scope > table");
+  const first = out.firstElementChild;
+  const kept = first?.textContent === summary.textContent ? first : summary;  // unchanged: not read out again
+  out.replaceChildren(kept, memoryBar(m), ...tables.map((t, i) => patchTable(old[i], ...t)));
 }
 
 function mount(root) {
   const form = buildForm();
   const out = document.createElement("div");
   out.className = "cs336-calc-results";
-  out.setAttribute("aria-live", "polite");
   const error = document.createElement("p");
   error.className = "cs336-calc-error";
   error.setAttribute("role", "alert");
@@ -336,18 +355,24 @@ function mount(root) {
   note.textContent = T.share;
   root.replaceChildren(form, error, out, note);
 
-  function update({ fromUser }) {
-    let config = readForm(form);
+  // The address follows the form a moment after the last change: browsers throttle a page that
+  // rewrites its URL on every keystroke, and the URL is not part of the recalculation.
+  let pending = null;
+  function saveSoon(config) {
+    clearTimeout(pending);
+    pending = setTimeout(() => history.replaceState(null, "", toHash(config)), URL_DELAY_MS);
+  }
+
+  function update({ fromUser, presetChanged = false }) {
+    const config = readForm(form);
     try {
       const c = normalize(config);
       const result = calculate(config);
-      error.textContent = "";
-      for (const el of form.elements) el.removeAttribute("aria-invalid");
+      if (error.textContent) error.textContent = "";
+      for (const el of form.querySelectorAll("[aria-invalid]")) el.removeAttribute("aria-invalid");
       render(out, result, c);
-      if (fromUser) {
-        if (c.model !== "custom") writeForm(form, c);
-        history.replaceState(null, "", toHash(config));
-      }
+      if (presetChanged) writeForm(form, c);  // a preset fills in its architecture
+      if (fromUser) saveSoon(config);
     } catch (e) {
       if (!(e instanceof ConfigError)) throw e;
       error.textContent = T.invalid + e.message;
@@ -368,7 +393,7 @@ function mount(root) {
 
   form.addEventListener("input", (e) => {
     if (ARCHITECTURE.includes(e.target.name)) form.elements.model.value = "custom";
-    update({ fromUser: true });
+    update({ fromUser: true, presetChanged: e.target.name === "model" && e.target.value !== "custom" });
   });
   window.addEventListener("hashchange", load);
   load();
@@ -376,7 +401,7 @@ function mount(root) {
 }
 
 const root = document.getElementById("cs336-calculator");
-const api = { DATA, F, calculate, normalize, serialize, fromHash, toHash, ready: null };
+const api = { DATA, F, calculate, normalize, serialize, fromHash, toHash, started: STARTED, ready: null };
 window.cs336Calculator = api;
 if (root) {
   Object.assign(api, mount(root));
