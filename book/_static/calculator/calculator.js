@@ -25,8 +25,8 @@ const T = ZH ? {
   parts: { token_embedding: "词嵌入", position_embedding: "位置嵌入", attention: "注意力（所有层）",
     mlp: "MLP（所有层）", norms: "归一化层", lm_head: "输出层（LM head）", total: "合计",
     non_embedding: "非嵌入参数（块与归一化层）", kaplan_n: "Kaplan 的 N（仅块内矩阵）" },
-  flops: "浮点运算次数与训练时间", per_token_6n: "每 token 训练浮点运算次数，6N",
-  per_token: "每 token 训练浮点运算次数，含注意力", per_token_hardware: "每 token 实际执行的浮点运算次数（含重计算）",
+  flops: "浮点运算次数与训练时间", per_token_6n: "每词元训练浮点运算次数，6N",
+  per_token: "每词元训练浮点运算次数，含注意力", per_token_hardware: "每词元实际执行的浮点运算次数（含重计算）",
   hfu: "对应的硬件算力利用率（HFU）", total_6n: "总浮点运算次数，6ND", total: "总浮点运算次数，含注意力",
   peak: "稠密峰值", days_6n: "训练天数（6ND）", days: "训练天数（含注意力）", noPeak: "该卡的数据手册没有此 dtype 的稠密峰值",
   memory: "每块 GPU 的显存", kind: "项目", bytes: "字节",
@@ -38,7 +38,7 @@ const T = ZH ? {
   breakEven: "盈亏平衡：每块 GPU 每步需要的词元数", seconds_per_step: "每步通信时间（DGX H100 节点：NVLink + 8 × 400 Gb/s InfiniBand）",
   tokens_per_gpu: "每块 GPU 每步的词元数（B × T）", hidden: "通信可被计算掩盖", exposed: "通信无法被完全掩盖",
   wholeNodes: "跨节点时 GPU 数须是 8 的整数倍", seconds: "秒", invalid: "输入有误：", share: "本页地址记录了当前配置，可直接分享。",
-  dense: "稠密", days_unit: "天", quantity: "项目", value: "数值", bar: "显存分布",
+  dense: "稠密", days_unit: "天", colon: "：", quantity: "项目", value: "数值", bar: "显存分布",
 } : {
   model: "Model", preset: "Preset", custom: "custom", vocab_size: "Vocabulary V", context_length: "Context length",
   num_layers: "Layers L", d_model: "Width d", num_heads: "Heads H", num_kv_heads: "KV heads (GQA)",
@@ -72,7 +72,7 @@ const T = ZH ? {
   breakEven: "Break-even tokens per GPU per step", seconds_per_step: "Seconds of communication per step (DGX H100 nodes: NVLink + 8 × 400 Gb/s InfiniBand)",
   tokens_per_gpu: "Tokens per GPU per step (B × T)", hidden: "compute can hide the communication",
   exposed: "the communication is not hidden", wholeNodes: "needs whole nodes of 8 GPUs across nodes", seconds: "s", invalid: "Check this input: ", share: "The address of this page holds the configuration: share it.",
-  dense: "dense", days_unit: "days", quantity: "Quantity", value: "Value", bar: "Memory per GPU against the card",
+  dense: "dense", days_unit: "days", colon: ": ", quantity: "Quantity", value: "Value", bar: "Memory per GPU against the card",
 };
 
 // Short names of the inputs in the URL hash (#model=llama2-7b&gpus=8...): calculator.URL_KEYS.
@@ -269,26 +269,33 @@ function badgeText(ok, yes, no) {
 }
 
 // A stacked bar of the memory per GPU, the card's capacity marked; the table beside it has the numbers.
+// ``old`` (the bar drawn last time) is updated in place.
 const PARTS = ["params", "grads", "optimizer_state", "activations", "logits"];
-function memoryBar(m) {
+function memoryBar(m, old) {
+  const scale = Math.max(m.total, Number(m.card));
+  const draw = (wrap) => {
+    const [bar] = wrap.children;
+    PARTS.forEach((part, i) => {
+      const seg = bar.children[i];
+      seg.style.width = `${(100 * Number(m[part])) / scale}%`;
+      seg.title = `${T.mem[part]}: ${bytes(m[part])}`;
+    });
+    bar.lastElementChild.style.left = `${(100 * Number(m.card)) / scale}%`;
+    return wrap;
+  };
+  if (old?.classList.contains("cs336-calc-barwrap")) return draw(old);
   const bar = document.createElement("span");
   bar.className = "cs336-calc-bar";
-  bar.setAttribute("aria-hidden", "true");
-  const scale = Math.max(m.total, Number(m.card));
   for (const part of PARTS) {
     const seg = document.createElement("span");
     seg.className = `cs336-calc-seg cs336-calc-seg-${part}`;
-    seg.style.width = `${(100 * Number(m[part])) / scale}%`;
-    seg.title = `${T.mem[part]}: ${bytes(m[part])}`;
     bar.append(seg);
   }
   const card = document.createElement("span");
   card.className = "cs336-calc-card";
-  card.style.left = `${(100 * Number(m.card)) / scale}%`;
   bar.append(card);
   const legend = document.createElement("span");
   legend.className = "cs336-calc-legend";
-  legend.setAttribute("aria-hidden", "true");
   for (const part of PARTS) {
     const key = document.createElement("span");
     key.className = `cs336-calc-key cs336-calc-seg-${part}`;
@@ -296,13 +303,18 @@ function memoryBar(m) {
   }
   const wrap = document.createElement("span");
   wrap.className = "cs336-calc-barwrap";
+  wrap.setAttribute("aria-hidden", "true");
   wrap.append(bar, legend);
-  return wrap;
+  return draw(wrap);
 }
 
 function setCell(cell, value) {
-  if (value instanceof Node) cell.replaceChildren(value);
-  else if (cell.textContent !== value) cell.textContent = value;
+  if (value instanceof Node) {
+    const now = cell.firstElementChild?.outerHTML;
+    if (cell.childNodes.length !== 1 || now !== value.outerHTML) cell.replaceChildren(value);
+  } else if (cell.textContent !== value) {
+    cell.textContent = value;
+  }
 }
 
 /** Put ``rows`` into ``old`` when it has as many rows (only changed text is touched), else a new table. */
@@ -323,7 +335,7 @@ function render(out, r, c) {
   const summary = document.createElement("p");
   summary.className = "cs336-calc-summary";
   summary.setAttribute("role", "status");  // read out when it changes: the one-line answer
-  summary.append(`${T.mem.total}: ${bytes(m.total)} / ${bytes(m.card)} — `, badge(m.fits));
+  summary.append(`${T.memory}${T.colon}${bytes(m.total)} / ${bytes(m.card)} — `, badge(m.fits));
   const tables = [
     [T.parameters, [T.part, T.count], Object.entries(r.parameters)
       .map(([k, v]) => [T.parts[k], `${fmtInt.format(v)} (${short(v)})`])],
@@ -340,7 +352,11 @@ function render(out, r, c) {
   const old = out.querySelectorAll(":scope > table");
   const first = out.firstElementChild;
   const kept = first?.textContent === summary.textContent ? first : summary;  // unchanged: not read out again
-  out.replaceChildren(kept, memoryBar(m), ...tables.map((t, i) => patchTable(old[i], ...t)));
+  const children = [kept, memoryBar(m, out.children[1]), ...tables.map((t, i) => patchTable(old[i], ...t))];
+  children.forEach((child, i) => {  // move nothing that stays: a re-inserted node is styled and laid out anew
+    const here = out.children[i];
+    if (here !== child) (here ? here.replaceWith(child) : out.append(child));
+  });
 }
 
 function mount(root) {
