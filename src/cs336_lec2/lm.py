@@ -165,7 +165,7 @@ class CausalSelfAttention(nn.Module):
         b, t, d = x.shape
         q, k, v = self.qkv(x).split(self.split, dim=-1)
         q = q.view(b, t, self.num_heads, self.head_dim).transpose(1, 2)  # (B, H, T, d_head)
-        k, v = (z.view(b, t, self.num_kv_heads, self.head_dim).transpose(1, 2) for z in (k, v))
+        k, v = (z.view(b, t, self.num_kv_heads, -1).transpose(1, 2) for z in (k, v))
         if self.rope:
             q, k = (apply_rotary(z, self.cos[:t], self.sin[:t]) for z in (q, k))
         if self.recompute_core and torch.is_grad_enabled():
@@ -175,10 +175,11 @@ class CausalSelfAttention(nn.Module):
         return self.proj(y.transpose(1, 2).reshape(b, t, d))
 
     def core(self, q: torch.Tensor, k: torch.Tensor, v: torch.Tensor) -> torch.Tensor:
-        """Attention of q ``(B, H, T, d_head)`` over k, v ``(B, KV, T, d_head)``: ``(B, H, T, d_head)``."""
+        """q ``(B, H, T, d_h)`` attends over k, v ``(B, KV, T, d_h)``: ``(B, H, T, d_h)``."""
         group = self.num_heads // self.num_kv_heads
         if self.attention == "sdpa":
-            return F.scaled_dot_product_attention(q, k, v, is_causal=True, enable_gqa=group > 1)
+            gqa = group > 1
+            return F.scaled_dot_product_attention(q, k, v, is_causal=True, enable_gqa=gqa)
         if group > 1:  # each K/V head serves `group` query heads
             k, v = (z.repeat_interleave(group, dim=1) for z in (k, v))
         t = q.shape[-2]

@@ -68,28 +68,29 @@ class ParameterCount:
 
 
 def block_matrix_sizes(config: TransformerConfig) -> dict[str, int]:
-    """Weights of one block's matrices by name: ``q``, ``kv`` (K and V), ``o``, ``mlp``."""
+    """Weights of one block's matrices: ``q``, ``kv`` (K and V), ``o``, ``mlp``."""
     c = _config(config)
     d = c.d_model
-    return {"q": d * d, "kv": 2 * d * c.kv_dim, "o": d * d, "mlp": (3 if c.gated_mlp else 2) * d * c.d_ff}
+    mlp = (3 if c.gated_mlp else 2) * d * c.d_ff
+    return {"q": d * d, "kv": 2 * d * c.kv_dim, "o": d * d, "mlp": mlp}
 
 
 def parameter_count(config: TransformerConfig) -> ParameterCount:
-    """The parameters of ``config``'s model by part (exactly ``TransformerLM.from_config(config)``'s)."""
+    """The parameters of ``config``'s model by part (exactly its TransformerLM's)."""
     c = _config(config)
-    d, bias = c.d_model, int(c.bias)
-    matrices = block_matrix_sizes(c)
-    attention_bias = bias * (d + 2 * c.kv_dim + d)  # q, k, v, output projection
+    d, bias, m = c.d_model, int(c.bias), block_matrix_sizes(c)
+    attn_bias = bias * (d + 2 * c.kv_dim + d)  # q, k, v, output projection
     mlp_bias = bias * ((2 if c.gated_mlp else 1) * c.d_ff + d)
-    norm = d if c.norm == "rmsnorm" else d * (1 + bias)  # RMSNorm: a weight; LayerNorm: and a bias
+    norm = d if c.norm == "rmsnorm" else d * (1 + bias)  # LayerNorm: and a bias
+    learned = c.positions == "learned"
     return ParameterCount(
         token_embedding=c.vocab_size * d,
-        position_embedding=c.context_length * d if c.positions == "learned" else 0,
-        attention=c.num_layers * (matrices["q"] + matrices["kv"] + matrices["o"] + attention_bias),
-        mlp=c.num_layers * (matrices["mlp"] + mlp_bias),
+        position_embedding=c.context_length * d if learned else 0,
+        attention=c.num_layers * (m["q"] + m["kv"] + m["o"] + attn_bias),
+        mlp=c.num_layers * (m["mlp"] + mlp_bias),
         norms=(2 * c.num_layers + 1) * norm,
         lm_head=0 if c.tied_embeddings else d * c.vocab_size,
-        block_biases=c.num_layers * (attention_bias + mlp_bias),
+        block_biases=c.num_layers * (attn_bias + mlp_bias),
     )
 
 
