@@ -78,7 +78,6 @@ def test_one_rank_runs_every_run_of_a_transformer(tmp_path, no_group) -> None:
     model = TransformerLM(**LM["kwargs"])
     shapes = [tuple(p.shape) for p in model.parameters()]
     psi = sum(p.numel() for p in model.parameters())
-    block = sum(p.numel() for p in model.blocks[0].parameters())
     for run in W.RUNS:
         kind = "zero1" if run == "zero1" else "fsdp2" if run.startswith("fsdp2") else "ddp"
         got, expected = result[run], expected_state_bytes(kind, shapes, 1, 0)
