@@ -140,3 +140,13 @@ def test_train_rejects_an_unknown_run(tmp_path, no_group) -> None:
 def test_run_rejects_an_unknown_task(tmp_path, no_group) -> None:
     with pytest.raises(ValueError, match="task"):
         W.run({"backend": "gloo", "timeout": 30, "task": "dance"}, 0, 1, tmp_path)
+
+
+def test_the_listings_chapter_14_shows_are_short() -> None:
+    # Issue 24: a listing shows the idea (<= 20 lines) and fits the book's column (<= 88 characters).
+    import inspect
+
+    for fn in (W.shard_fsdp2, W.accumulate):
+        lines = inspect.getsource(fn).splitlines()
+        assert len(lines) <= 20, (fn.__name__, len(lines))
+        assert max(len(line) for line in lines) <= 88, fn.__name__

@@ -112,10 +112,10 @@ def shard_fsdp2(model: nn.Module, mesh: Any, *, per_block: bool = False,
         opts["mp_policy"] = MixedPrecisionPolicy(param_dtype=torch.bfloat16,
                                                  reduce_dtype=torch.float32)
     units = (list(model.blocks) if per_block  # the FSDP2 docs' recipe
-             else [m for m in list(model.modules())[1:] if _own_params(m)])  # exact bytes
+             else [m for m in list(model.modules())[1:] if _own_params(m)])
     for unit in units:
         fully_shard(unit, **opts)
-    # The root (embeddings, final norm, head) is needed again as soon as backward begins.
+    # The root (embeddings, final norm, head): the backward pass needs it first.
     fully_shard(model, **{**opts, "reshard_after_forward": False})
     if per_block:  # gather the next block while this one computes
         for this, after in itertools.pairwise(units):
