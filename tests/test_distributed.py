@@ -100,6 +100,14 @@ def test_expected_state_bytes_sum_over_ranks(shapes: list[list[int]], n: int) ->
         (lambda: D.zero_memory(10.0, 2, "dp"), "num_params"),
         (lambda: D.ring_bytes("gather", 1.0, 2), "collective"),
         (lambda: D.ring_bytes("all_reduce", -1.0, 2), "payload_bytes"),
+        # issue 20 item 7: NaN and inf are no byte counts (NaN used to come back as the answer)
+        (lambda: D.ring_bytes("all_reduce", float("nan"), 4), "payload_bytes must be a non-negative finite"),
+        (lambda: D.ring_bytes("all_gather", float("inf"), 4), "payload_bytes must be a non-negative finite"),
+        (lambda: D.ring_bytes("all_gather", "8", 4), "payload_bytes"),
+        # issue 20 item 14: a huge count is refused by name, not an OverflowError from float()
+        (lambda: D.zero_memory(2**1100, 2, "dp"), "num_params is a 1101-bit integer"),
+        (lambda: D.zero_memory(10, 2, "dp", param_bytes=2**200), "param_bytes is a 201-bit"),
+        (lambda: D.step_communication(2**1100, 2, "dp"), "num_params is a 1101-bit integer"),
         (lambda: D.step_communication(10, 2, "dp", bytes_per_value=0), "bytes_per_value"),
         (lambda: D.fsdp_shard_numel([4], 2, 2), "rank"),
         (lambda: D.fsdp_shard_numel([], 2, 0), "shape"),
@@ -142,3 +150,14 @@ def test_count_collectives_counts_payloads_and_restores(one_rank_group) -> None:
     assert dict(comm.payload_bytes) == {"all_reduce": 40, "broadcast": 24, "all_gather": 24, "reduce_scatter": 20}
     assert sum(comm.calls.values()) == 4  # nested calls inside torch.distributed are not counted twice
     assert all(getattr(dist, name) is fn for name, fn in originals.items())
+
+
+def test_the_listings_chapter_14_shows_are_short() -> None:
+    # Issue 24: a listing shows the idea (<= 20 lines), fits the book's column (<= 88 characters);
+    # the argument checks live in helpers beside it.
+    import inspect
+
+    for fn in (D.zero_memory, D.expected_state_bytes):
+        lines = inspect.getsource(fn).splitlines()
+        assert len(lines) <= 20, (fn.__name__, len(lines))
+        assert max(len(line) for line in lines) <= 88, fn.__name__

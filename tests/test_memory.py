@@ -143,7 +143,7 @@ def test_unknown_optimizer_lists_the_valid_ones(bad: object) -> None:
 
 @pytest.mark.parametrize("bad", ["bf16", "fp16", "FP32", None])
 def test_unknown_precision_lists_the_valid_ones(bad: object) -> None:
-    with pytest.raises(ValueError, match=r"precision must be one of \('fp32', 'mixed_bf16'\)"):
+    with pytest.raises(ValueError, match=r"precision must be one of \('fp32', 'mixed_bf16', 'mixed_bf16_fp32_grads'\)"):
         training_memory(10, precision=bad)  # type: ignore[arg-type]
 
 

@@ -158,7 +158,7 @@ def test_max_trainable_params_rejections() -> None:
 def test_bytes_per_param_rejections() -> None:
     with pytest.raises(ValueError, match=r"optimizer must be one of \('sgd', 'sgd_momentum'"):
         bytes_per_param("lion")
-    with pytest.raises(ValueError, match=r"precision must be one of \('fp32', 'mixed_bf16'\)"):
+    with pytest.raises(ValueError, match=r"precision must be one of \('fp32', 'mixed_bf16', 'mixed_bf16_fp32_grads'\)"):
         bytes_per_param("adamw", "fp8")
     with pytest.raises(ValueError, match="optimizer must be one of"):
         bytes_per_param_breakdown(None)  # type: ignore[arg-type]

@@ -76,7 +76,8 @@ MODULES = sorted(p for p in PACKAGE.rglob("*.py") if _dotted(p) not in {"", "pub
 TESTED_BY = {"publish.sphinx_ext": "test_book", "publish.results_page": "test_book", "publish.book": "test_book",
              "publish.pages": "test_book", "publish.zh_search": "test_book",
              "hardware.accelerators": "test_hardware", "hardware.cpus": "test_cpus",
-             "distributed.worker": "test_distributed_worker", "distributed.launcher": "test_distributed_launcher"}
+             "distributed.worker": "test_distributed_worker", "distributed.launcher": "test_distributed_launcher",
+             "distributed.cluster": "test_distributed_cluster"}
 
 
 @pytest.mark.parametrize("path", MODULES, ids=[_dotted(p) for p in MODULES])

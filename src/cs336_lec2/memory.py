@@ -44,6 +44,9 @@ class Precision:
 PRECISIONS: dict[str, Precision] = {
     "fp32": Precision(param=4, grad=4, master=0, state=4, activation=4),
     "mixed_bf16": Precision(param=2, grad=2, master=4, state=4, activation=2),
+    # The same with gradients accumulated in fp32 (as Megatron-LM's --accumulate-allreduce-grads-in-fp32
+    # does, so that many micro-batches sum without bf16 rounding): 2 + 4 + 12 = 18 bytes for Adam.
+    "mixed_bf16_fp32_grads": Precision(param=2, grad=4, master=4, state=4, activation=2),
 }
 
 

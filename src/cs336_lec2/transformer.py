@@ -1,22 +1,19 @@
-"""Accounting for a decoder-only Transformer: parameters, FLOPs per token, activation bytes per layer.
+"""Counting a decoder-only Transformer from its config: parameters by part and FLOPs per token.
 
-Every formula here is exact for :class:`~cs336_lec2.models.TransformerLM` (the tests check them
-against the model, ``FlopCounterMode`` and autograd's saved tensors) and is written in the symbols
-of the papers it comes from: L layers, model width d, H heads, MLP width d_ff, vocabulary V,
-sequence length T (s in Korthikanti et al.), batch B (b).
+Every function reads a :class:`~cs336_lec2.lm.TransformerConfig`, which holds the architecture
+(grouped-query attention, gated MLP, tied embeddings, biases, norm, positions): no function takes
+a separate architecture flag, so none can count a model other than the one described. The counts
+are exact for :class:`~cs336_lec2.lm.TransformerLM` (the tests check them against the model and
+``FlopCounterMode``). Activation memory is in :mod:`cs336_lec2.activations`.
 
-- Parameters: embeddings ``V·d`` (+ ``T_max·d`` learned positions), per layer ``4·d²`` for attention
-  and ``2·d·d_ff`` for the MLP (≈ ``12·L·d²`` when ``d_ff = 4·d``), norms, the LM head ``d·V``.
-- FLOPs: ``2`` per matmul weight per token forward, plus attention's two ``T×T`` products,
-  ``4·L·T·d`` per token, which no parameter counts (Kaplan et al. 2020, table 1; the training form
-  ``6·N + 12·L·H·Q·T`` is from PaLM, Chowdhery et al. 2022, appendix B; ``H·Q = d``).
-- Activations: what autograd saves per block, against the estimate of Korthikanti et al. 2022,
-  "Reducing Activation Recomputation in Large Transformer Models", ``s·b·h·(34 + 5·a·s/h)`` bytes
-  per layer (16-bit, with dropout).
+Notation: L layers, width d, H query heads of width d/H, ``kv`` the width of K (and of V),
+``d_ff`` the MLP width, V the vocabulary, T the sequence length (s in Korthikanti et al.), B the
+batch (b).
 
-:data:`PUBLISHED` holds the GPT-2 family (Radford et al. 2019, table 2) and Llama 2 7B / 70B
-(Touvron et al. 2023), whose SwiGLU MLP (three matrices) and grouped-query attention the parameter
-count takes as options.
+**Causal-attention convention.** Attention's two ``T × T`` products are counted as the FULL square,
+``4·L·T·d`` FLOPs per token forward, as PaLM (Chowdhery et al. 2022, appendix B), torchtitan and
+``FlopCounterMode`` count them (a causal mask makes half of it useless work, which most kernels
+still do). Kaplan et al. (2020, table 1) count half: :func:`kaplan_forward_flops_per_token`.
 """
 
 from __future__ import annotations
@@ -24,8 +21,8 @@ from __future__ import annotations
 import numbers
 from dataclasses import dataclass, field
 
-from .checks import check_int
-from .models import TransformerConfig
+from .checks import check_choice, check_int
+from .lm import RECOMPUTE, TransformerConfig
 
 
 def _config(config: object) -> TransformerConfig:
@@ -34,22 +31,13 @@ def _config(config: object) -> TransformerConfig:
     return config
 
 
-def _kv_width(config: TransformerConfig, num_kv_heads: int | None) -> int:
-    """Width of the K (and of the V) projection: ``d`` for multi-head, ``num_kv_heads·d_head`` for GQA."""
-    if num_kv_heads is None:
-        return config.d_model
-    kv = check_int("num_kv_heads", num_kv_heads, minimum=1)
-    if config.num_heads % kv:
-        raise ValueError(f"num_kv_heads must divide num_heads={config.num_heads}, got {kv}")
-    return kv * config.head_dim
-
-
 @dataclass(frozen=True)
 class ParameterCount:
-    """Parameters (values, not bytes) of a Transformer by part; the attention, MLP and norm figures sum all layers.
+    """Parameters (values, not bytes) by part; ``attention``, ``mlp`` and ``norms`` sum all layers.
 
-    ``norms`` holds the two norms of every block and the final norm. A tied LM head shares the
-    token embedding's matrix, so ``lm_head`` is 0 then.
+    ``norms`` holds the two norms of every block and the final norm. A tied LM head shares the token
+    embedding's matrix, so ``lm_head`` is 0 then. ``block_biases`` (the biases inside ``attention``
+    and ``mlp``, already counted there) is kept apart for Kaplan's N.
     """
 
     token_embedding: int
@@ -58,6 +46,7 @@ class ParameterCount:
     mlp: int
     norms: int
     lm_head: int
+    block_biases: int = 0
     total: int = field(init=False)
 
     def __post_init__(self) -> None:
@@ -66,36 +55,42 @@ class ParameterCount:
 
     @property
     def non_embedding(self) -> int:
-        """Kaplan et al.'s N: every parameter except the vocabulary matrices (embedding, head) and positions."""
+        """Every parameter except the vocabulary matrices (embedding, head) and positions: blocks and norms."""
         return self.attention + self.mlp + self.norms
 
+    @property
+    def kaplan_n(self) -> int:
+        """Kaplan et al.'s N (2020, section 2.1): the block matrices only, no embeddings, biases or norms.
 
-def parameter_count(
-    config: TransformerConfig,
-    *,
-    gated_mlp: bool = False,
-    num_kv_heads: int | None = None,
-    learned_positions: bool = True,
-) -> ParameterCount:
-    """The parameters of ``config``'s model, by part (exactly ``TransformerLM``'s for the defaults).
+        For a GELU MLP with ``d_ff = 4·d`` it is exactly ``12·L·d²``.
+        """
+        return self.attention + self.mlp - self.block_biases
 
-    ``gated_mlp``: a SwiGLU MLP with three ``d × d_ff`` matrices instead of two (Llama).
-    ``num_kv_heads``: grouped-query attention, K and V projected to ``num_kv_heads·d_head`` only.
-    ``learned_positions=False``: no position embedding (rotary embeddings have no parameters).
-    """
+
+def block_matrix_sizes(config: TransformerConfig) -> dict[str, int]:
+    """Weights of one block's matrices: ``q``, ``kv`` (K and V), ``o``, ``mlp``."""
     c = _config(config)
-    d, bias = c.d_model, int(c.bias)
-    kv = _kv_width(c, num_kv_heads)
-    attention = d * d + 2 * d * kv + d * d + bias * (d + 2 * kv + d)  # Q, K, V, output projection
-    mlp = (3 if gated_mlp else 2) * d * c.d_ff + bias * ((2 if gated_mlp else 1) * c.d_ff + d)
-    norm = d * (1 + bias)  # LayerNorm: a weight and (with bias) a bias per feature; RMSNorm: a weight
+    d = c.d_model
+    mlp = (3 if c.gated_mlp else 2) * d * c.d_ff
+    return {"q": d * d, "kv": 2 * d * c.kv_dim, "o": d * d, "mlp": mlp}
+
+
+def parameter_count(config: TransformerConfig) -> ParameterCount:
+    """The parameters of ``config``'s model by part (exactly its TransformerLM's)."""
+    c = _config(config)
+    d, bias, m = c.d_model, int(c.bias), block_matrix_sizes(c)
+    attn_bias = bias * (d + 2 * c.kv_dim + d)  # q, k, v, output projection
+    mlp_bias = bias * ((2 if c.gated_mlp else 1) * c.d_ff + d)
+    norm = d if c.norm == "rmsnorm" else d * (1 + bias)  # LayerNorm: and a bias
+    learned = c.positions == "learned"
     return ParameterCount(
         token_embedding=c.vocab_size * d,
-        position_embedding=c.context_length * d if learned_positions else 0,
-        attention=c.num_layers * attention,
-        mlp=c.num_layers * mlp,
+        position_embedding=c.context_length * d if learned else 0,
+        attention=c.num_layers * (m["q"] + m["kv"] + m["o"] + attn_bias),
+        mlp=c.num_layers * (m["mlp"] + mlp_bias),
         norms=(2 * c.num_layers + 1) * norm,
         lm_head=0 if c.tied_embeddings else d * c.vocab_size,
+        block_biases=c.num_layers * (attn_bias + mlp_bias),
     )
 
 
@@ -104,60 +99,81 @@ def approx_parameters(num_layers: int, d_model: int) -> int:
     return 12 * check_int("num_layers", num_layers, minimum=1) * check_int("d_model", d_model, minimum=1) ** 2
 
 
-def matmul_parameters(config: TransformerConfig, *, gated_mlp: bool = False, num_kv_heads: int | None = None) -> int:
-    """The weights every token is multiplied by: attention and MLP matrices of all layers plus the LM head.
+def llama_ffn_dim(d_model: int, multiple_of: int, ffn_dim_multiplier: float | None = None) -> int:
+    """Llama's MLP width from its released ``params.json``: ``8/3·d``, times the multiplier, rounded up.
 
-    This is the N of "2·N FLOPs per token forward": embeddings are looked up (no FLOPs), biases and
-    norms are elementwise, and the head costs ``2·d·V`` per token whether or not it is tied.
+    The rule of Meta's reference code (``llama/model.py``, ``FeedForward``): ``int(2·4d/3)``, then
+    ``int(ffn_dim_multiplier·that)`` when given, then up to a multiple of ``multiple_of``.
+    """
+    hidden = int(2 * 4 * check_int("d_model", d_model, minimum=1) / 3)
+    if ffn_dim_multiplier is not None:
+        if isinstance(ffn_dim_multiplier, bool) or not isinstance(ffn_dim_multiplier, numbers.Real):
+            raise TypeError(f"ffn_dim_multiplier must be a number or None, got {ffn_dim_multiplier!r}")
+        hidden = int(float(ffn_dim_multiplier) * hidden)
+    step = check_int("multiple_of", multiple_of, minimum=1)
+    return step * ((hidden + step - 1) // step)
+
+
+def matmul_parameters(config: TransformerConfig) -> int:
+    """The N of "2·N FLOPs per token forward": every block matrix plus the LM head ``d·V``.
+
+    Embeddings are looked up (no FLOPs), biases and norms are elementwise, and the head costs
+    ``2·d·V`` per token whether or not it is tied.
     """
     c = _config(config)
-    kv = _kv_width(c, num_kv_heads)
-    per_layer = 2 * c.d_model * c.d_model + 2 * c.d_model * kv + (3 if gated_mlp else 2) * c.d_model * c.d_ff
-    return c.num_layers * per_layer + c.d_model * c.vocab_size
+    return c.num_layers * sum(block_matrix_sizes(c).values()) + c.d_model * c.vocab_size
 
 
 def attention_flops_per_token(config: TransformerConfig, seq_len: int) -> int:
-    """Forward FLOPs per token of attention's two products, ``q·kᵀ`` and ``scores·v``: ``4·L·T·d``.
+    """Forward FLOPs per token of attention's ``q·kᵀ`` and ``scores·v``, full square: ``4·L·T·d``.
 
-    Each of the T queries meets all T keys (``2·T·d`` FLOPs per layer for the scores, ``2·T·d`` for
-    the weighted sum of values), the full ``T×T`` square that a plain implementation computes and then
-    masks. Kaplan et al.'s ``2·L·T·d`` is half of it; they give no derivation, and our reading is that on average
-    a causal query needs only T/2 keys.
+    Each query head meets all T keys (``2·T·d_head`` FLOPs for its scores, as many for the sum of
+    values), H heads per layer, whatever the number of K/V heads. Half of it is masked (see the
+    module's convention).
     """
     c = _config(config)
-    return 4 * c.num_layers * check_int("seq_len", seq_len, minimum=1) * c.d_model
+    return 4 * c.num_layers * check_int("seq_len", seq_len, minimum=1) * c.num_heads * c.head_dim
 
 
 def forward_flops_per_token(config: TransformerConfig, seq_len: int, *, attention: bool = True) -> int:
     """Forward FLOPs per token: ``2·N_matmul`` plus (``attention=True``) ``4·L·T·d``."""
     flops = 2 * matmul_parameters(config)
+    if not isinstance(attention, bool):
+        raise TypeError(f"attention must be True or False, got {type(attention).__name__} {attention!r}")
     return flops + (attention_flops_per_token(config, seq_len) if attention else 0)
 
 
 def training_flops_per_token(
-    config: TransformerConfig, seq_len: int, *, attention: bool = True, recompute: bool = False
+    config: TransformerConfig, seq_len: int, *, attention: bool = True, recompute: str = "none"
 ) -> int:
-    """FLOPs per token of one forward and backward pass: three times the forward (``6·N + 12·L·T·d``).
+    """FLOPs per token of a forward and backward pass: ``3 × forward`` = ``6·N + 12·L·T·d``, plus recomputation.
 
-    The backward pass of every matmul costs two of the same size (the gradient of the input and of
-    the weight). ``recompute=True`` adds the second forward of every block that activation
-    checkpointing of each block runs during backward, about ``8·N`` per token in all. Not quite the
-    whole forward: the LM head is outside the blocks, and PyTorch's non-reentrant checkpoint stops
-    recomputing once it has every tensor backward needs, so the MLP's output projection (whose
-    output nothing saves) is not run again: ``2·L·d·d_ff`` per token less.
+    Backward costs two matmuls per forward matmul (input and weight gradients). ``recompute`` is
+    what :attr:`TransformerLM.recompute` runs again in backward ("math" attention), as
+    ``FlopCounterMode`` counts it: ``"full"`` adds each block's forward except the MLP's output
+    projection (PyTorch's non-reentrant checkpoint stops once it has every tensor backward needs,
+    and nothing saves that output), ``- 2·L·d·d_ff``; ``"selective"`` (the attention core
+    checkpointed) adds ``q·kᵀ`` only, ``2·L·T·d`` (the recomputation stops at the softmax). These
+    are hardware FLOPs: MFU counts the ``"none"`` figure (model FLOPs).
     """
     c = _config(config)
+    recompute = check_choice("recompute", recompute, RECOMPUTE)
     forward = forward_flops_per_token(c, seq_len, attention=attention)
-    if not recompute:
-        return 3 * forward
-    again = forward - 2 * c.d_model * c.vocab_size - 2 * c.num_layers * c.d_model * c.d_ff
-    return 3 * forward + again
+    if recompute == "full":
+        return 3 * forward + forward - 2 * c.d_model * c.vocab_size - 2 * c.num_layers * c.d_model * c.d_ff
+    if recompute == "selective":
+        return 3 * forward + (attention_flops_per_token(c, seq_len) // 2 if attention else 0)
+    return 3 * forward
 
 
 def kaplan_forward_flops_per_token(config: TransformerConfig, seq_len: int) -> int:
-    """Kaplan et al. (2020), table 1: ``C_forward ≈ 2·N + 2·L·n_ctx·d_attn`` with N the non-embedding parameters."""
+    """Kaplan et al. (2020), table 1: ``C_forward = 2·N + 2·L·n_ctx·d_attn``, N their non-embedding count.
+
+    N is :attr:`ParameterCount.kaplan_n` (block matrices only, section 2.1); the attention term is
+    half of :func:`attention_flops_per_token`'s full square, and the head's ``2·d·V`` is left out.
+    """
     c = _config(config)
-    n = parameter_count(c).non_embedding
+    n = parameter_count(c).kaplan_n
     return 2 * n + 2 * c.num_layers * check_int("seq_len", seq_len, minimum=1) * c.d_model
 
 
@@ -177,96 +193,66 @@ def seq_len_for_attention_share(config: TransformerConfig, share: float) -> floa
     return float(share) * matmul_parameters(c) / (2 * (1 - float(share)) * c.num_layers * c.d_model)
 
 
-def activation_bytes_per_layer(
-    config: TransformerConfig, batch: int, seq_len: int, *, bytes_per_value: int = 4, stat_bytes: int = 4
-) -> int:
-    """Bytes autograd saves for backward in one ``TransformerBlock`` (math attention, no checkpointing).
-
-    Per token: the block input and the four matmul inputs of width d (ln1's input, qkv's input, q,
-    k and v, the output projection's input, ln2's input, fc's input: ``8·d`` values), GELU's input
-    and output (``2·d_ff``); per head the softmax output (``T`` values per token); and LayerNorm's
-    mean and reciprocal standard deviation (4 values per token, ``stat_bytes`` each: fp32).
-    """
-    c = _config(config)
-    b, s = check_int("batch", batch, minimum=1), check_int("seq_len", seq_len, minimum=1)
-    per_value = check_int("bytes_per_value", bytes_per_value, minimum=1)
-    tokens = b * s
-    values = tokens * (8 * c.d_model + 2 * c.d_ff) + b * c.num_heads * s * s
-    return per_value * values + 4 * tokens * check_int("stat_bytes", stat_bytes, minimum=1)
-
-
-def checkpointed_activation_bytes_per_layer(
-    config: TransformerConfig, batch: int, seq_len: int, *, bytes_per_value: int = 4
-) -> int:
-    """Bytes saved per block under activation checkpointing of each block: its input only, ``B·T·d`` values."""
-    c = _config(config)
-    b, s = check_int("batch", batch, minimum=1), check_int("seq_len", seq_len, minimum=1)
-    return check_int("bytes_per_value", bytes_per_value, minimum=1) * b * s * c.d_model
-
-
-def korthikanti_activation_bytes(seq_len: int, batch: int, hidden: int, num_heads: int) -> int:
-    """Korthikanti et al. (2022), eq. 1: ``s·b·h·(34 + 5·a·s/h) = 34·s·b·h + 5·a·s²·b`` bytes per layer.
-
-    16-bit activations, 1-byte dropout masks, an MLP of width ``4·h``, no tensor parallelism and no
-    recomputation.
-    """
-    s, b = check_int("seq_len", seq_len, minimum=1), check_int("batch", batch, minimum=1)
-    h, a = check_int("hidden", hidden, minimum=1), check_int("num_heads", num_heads, minimum=1)
-    return 34 * s * b * h + 5 * a * s * s * b
-
-
 @dataclass(frozen=True)
 class PublishedModel:
-    """A published configuration: the hyper-parameters, the architecture options and where they come from."""
+    """A released model: its config (architecture included), the size its authors state, the sources.
+
+    ``released_params`` is the number of values in the released checkpoint (None where not known);
+    :func:`parameter_count` of the config must equal it (a test checks).
+    """
 
     name: str
     config: TransformerConfig
-    reported_params: str  # as the source states it
+    reported_params: str  # as the paper or model card states it
     source: str
-    gated_mlp: bool = False
-    num_kv_heads: int | None = None
-    learned_positions: bool = True
+    released_params: int | None = None
 
     def parameters(self) -> ParameterCount:
         """:func:`parameter_count` of this configuration."""
-        return parameter_count(
-            self.config,
-            gated_mlp=self.gated_mlp,
-            num_kv_heads=self.num_kv_heads,
-            learned_positions=self.learned_positions,
-        )
+        return parameter_count(self.config)
 
 
 _GPT2 = (
     "Radford et al. 2019, 'Language Models are Unsupervised Multitask Learners', table 2 (layers, "
-    "d_model, parameters), section 2.3 (vocabulary 50,257, context 1024, d_ff = 4·d_model as in GPT-1); "
-    "heads from the released checkpoints; tied embeddings and biases as released"
+    "d_model, reported size); the released config.json of openai-community/gpt2(-medium, -large, -xl) "
+    "(n_head, n_ctx 1024, vocabulary 50,257, d_ff = 4·d, tied embeddings, biases)"
 )
 _LLAMA2 = (
     "Touvron et al. 2023, 'Llama 2: Open Foundation and Fine-Tuned Chat Models', table 1 (context 4k, "
     "GQA for 70B) and section 2.2 (RMSNorm, SwiGLU, rotary embeddings); dim, layers, heads, KV heads, "
-    "FFN width and vocabulary 32,000 from the params.json released with the weights; untied, no biases"
+    "vocabulary 32,000 and the FFN rule (multiple_of, ffn_dim_multiplier) from the params.json "
+    "released with the weights; untied, no biases"
 )
+_LLAMA3 = (
+    "Meta Llama 3 model card and the released config.json of meta-llama/Meta-Llama-3-8B (vocab_size "
+    "128256, hidden_size 4096, intermediate_size 14336, 32 layers, 32 heads, 8 KV heads, "
+    "max_position_embeddings 8192, tie_word_embeddings false, RMSNorm, RoPE; no biases)"
+)
+_LLAMA = {"gated_mlp": True, "norm": "rmsnorm", "positions": "rope"}
 
 
-def _gpt2(name: str, layers: int, d: int, heads: int, reported: str) -> PublishedModel:
-    return PublishedModel(name, TransformerConfig(50257, 1024, layers, d, heads, 4 * d, True, True), reported, _GPT2)
+def _gpt2(name: str, layers: int, d: int, heads: int, reported: str, released: int) -> PublishedModel:
+    config = TransformerConfig(50257, 1024, layers, d, heads, 4 * d, tied_embeddings=True, bias=True)
+    return PublishedModel(name, config, reported, _GPT2, released)
+
+
+def _llama(name: str, sizes: tuple[int, ...], kv: int, reported: str, source: str, released: int) -> PublishedModel:
+    vocab, context, layers, d, heads, d_ff = sizes
+    config = TransformerConfig(vocab, context, layers, d, heads, d_ff, num_kv_heads=kv, **_LLAMA)
+    return PublishedModel(name, config, reported, source, released)
 
 
 PUBLISHED: dict[str, PublishedModel] = {
     m.name: m
     for m in (
-        _gpt2("GPT-2 small", 12, 768, 12, "117M"),
-        _gpt2("GPT-2 medium", 24, 1024, 16, "345M"),
-        _gpt2("GPT-2 large", 36, 1280, 20, "762M"),
-        _gpt2("GPT-2 XL", 48, 1600, 25, "1542M"),
-        PublishedModel(
-            "Llama 2 7B", TransformerConfig(32000, 4096, 32, 4096, 32, 11008), "7B", _LLAMA2,
-            gated_mlp=True, learned_positions=False,
-        ),
-        PublishedModel(
-            "Llama 2 70B", TransformerConfig(32000, 4096, 80, 8192, 64, 28672), "70B", _LLAMA2,
-            gated_mlp=True, num_kv_heads=8, learned_positions=False,
-        ),
+        # the number of values in the released checkpoints (Hugging Face's num_parameters())
+        _gpt2("GPT-2 small", 12, 768, 12, "117M", 124_439_808),
+        _gpt2("GPT-2 medium", 24, 1024, 16, "345M", 354_823_168),
+        _gpt2("GPT-2 large", 36, 1280, 20, "762M", 774_030_080),
+        _gpt2("GPT-2 XL", 48, 1600, 25, "1542M", 1_557_611_200),
+        _llama("Llama 2 7B", (32000, 4096, 32, 4096, 32, 11008), 32, "7B", _LLAMA2, 6_738_415_616),
+        _llama("Llama 2 13B", (32000, 4096, 40, 5120, 40, 13824), 40, "13B", _LLAMA2, 13_015_864_320),
+        _llama("Llama 2 70B", (32000, 4096, 80, 8192, 64, 28672), 8, "70B", _LLAMA2, 68_976_648_192),
+        _llama("Llama 3 8B", (128256, 8192, 32, 4096, 32, 14336), 8, "8B", _LLAMA3, 8_030_261_248),
     )
 }

@@ -8,6 +8,8 @@
 - :func:`expected_state_bytes`: what one rank of PyTorch's DDP, ``ZeroRedundancyOptimizer`` (ZeRO-1)
   or FSDP2 (``fully_shard``, ZeRO-3) holds, to the byte, for an fp32 Adam model of given shapes.
 - :func:`count_collectives` and :func:`local_tensor_bytes`: what the ranks measure about themselves.
+- :mod:`~cs336_lec2.distributed.cluster`: how long those bytes take on real interconnects (NVLink,
+  InfiniBand node egress, an α–β latency term).
 
 The formulas live here; the process plumbing that measures them sits beside them in the subpackage:
 :mod:`~cs336_lec2.distributed.launcher` starts the ranks, each running :mod:`~cs336_lec2.distributed.worker`.
@@ -37,13 +39,7 @@ try:  # FSDP2, public API since torch 2.6 (https://docs.pytorch.org/docs/stable/
 except ImportError:  # pragma: no cover - depends on the installed torch
     fully_shard = None
 
-# Interconnect bandwidths in bytes/s, ONE direction (a ring collective keeps each link busy one way).
-# NVIDIA H100 datasheet (https://www.nvidia.com/en-us/data-center/h100/): H100 SXM NVLink 900 GB/s per
-# GPU, both directions together. NVIDIA ConnectX-7 user manual
-# (https://docs.nvidia.com/networking/display/ConnectX7VPI/Introduction): one NDR InfiniBand port, 400 Gb/s.
-NVLINK_H100_SXM = 900e9 / 2
-CONNECTX7_NDR = 400e9 / 8
-
+MAX_BITS = 512  # parameter counts beyond 2**512 are refused: bytes must stay within a float (~2**1024)
 STAGES = ("dp", "zero1", "zero2", "zero3")
 STRATEGIES = ("ddp", "zero1", "fsdp2")  # the PyTorch implementations of dp, zero1 and zero3 (= FSDP)
 COLLECTIVES = ("all_reduce", "all_gather", "reduce_scatter", "broadcast")
@@ -67,23 +63,28 @@ def zero_memory(
     num_params: int, world_size: int, stage: str, *,
     param_bytes: int = 2, grad_bytes: int = 2, optimizer_bytes: int = 12,
 ) -> RankMemory:
-    """Per-rank bytes of the training state under ``stage`` (one of :data:`STAGES`), the ZeRO paper's way.
+    """Per-rank bytes of the training state under ``stage``, the ZeRO paper's way.
 
-    ``dp`` replicates everything: ``(param_bytes + grad_bytes + optimizer_bytes) * Ψ``. ``zero1``
-    divides the optimizer state by ``world_size`` (N_d), ``zero2`` also the gradients, ``zero3``
-    also the parameters. The defaults are the paper's mixed-precision Adam: 2 bytes of fp16/bf16
-    weights, 2 of gradients, ``K = 12`` of optimizer state (fp32 master weights, momentum and
-    variance); pure fp32 Adam is ``4, 4, 8``.
+    ``dp`` replicates everything; ``zero1`` divides the optimizer state by
+    ``world_size`` (N_d), ``zero2`` also the gradients, ``zero3`` also the parameters.
+    Defaults: mixed-precision Adam, 2 bytes of 16-bit weights, 2 of gradients,
+    ``K = 12`` of optimizer state (fp32 master weights, momentum, variance).
     """
-    psi = check_int("num_params", num_params, minimum=0)
-    n = check_int("world_size", world_size, minimum=1)
-    stage = check_choice("stage", stage, STAGES)
-    sizes = [check_int(k, v, minimum=0) for k, v in
-             (("param_bytes", param_bytes), ("grad_bytes", grad_bytes), ("optimizer_bytes", optimizer_bytes))]
-    level = STAGES.index(stage)  # 0 dp, 1 optimizer state sharded, 2 + gradients, 3 + parameters
-    shard = [level >= 3, level >= 2, level >= 1]
-    params, grads, opt = (float(Fraction(b * psi, n if s else 1)) for b, s in zip(sizes, shard, strict=True))
+    psi, n, stage, sizes = _check_zero(num_params, world_size, stage,
+                                       (param_bytes, grad_bytes, optimizer_bytes))
+    level = STAGES.index(stage)  # 0 dp, 1 opt. state, 2 + gradients, 3 + parameters
+    sharded = [level >= 3, level >= 2, level >= 1]  # params, grads, optimizer state
+    params, grads, opt = (float(Fraction(size * psi, n if shard else 1))
+                          for size, shard in zip(sizes, sharded, strict=True))
     return RankMemory(params=params, grads=grads, optimizer_state=opt)
+
+
+def _check_zero(num_params: int, world_size: int, stage: str,
+                sizes: tuple[int, int, int]) -> tuple[int, int, str, list[int]]:
+    names = ("param_bytes", "grad_bytes", "optimizer_bytes")
+    return (check_int("num_params", num_params, minimum=0, max_bits=MAX_BITS),
+            check_int("world_size", world_size, minimum=1), check_choice("stage", stage, STAGES),
+            [check_int(k, v, minimum=0, max_bits=64) for k, v in zip(names, sizes, strict=True)])
 
 
 def ring_bytes(collective: str, payload_bytes: float, world_size: int) -> float:
@@ -93,8 +94,10 @@ def ring_bytes(collective: str, payload_bytes: float, world_size: int) -> float:
     ``2 (N-1)/N``; a pipelined broadcast forwards the buffer once, ``(N-1)/N`` on average per rank.
     """
     check_choice("collective", collective, COLLECTIVES)
-    if isinstance(payload_bytes, bool) or not isinstance(payload_bytes, numbers.Real) or payload_bytes < 0:
-        raise ValueError(f"payload_bytes must be a non-negative number, got {payload_bytes!r}")
+    if isinstance(payload_bytes, bool) or not isinstance(payload_bytes, numbers.Real):
+        raise TypeError(f"payload_bytes must be a non-negative finite number, got {payload_bytes!r}")
+    if not (math.isfinite(payload_bytes) and payload_bytes >= 0):  # NaN and inf are no byte counts
+        raise ValueError(f"payload_bytes must be a non-negative finite number, got {payload_bytes!r}")
     n = check_int("world_size", world_size, minimum=1)
     return (2 if collective == "all_reduce" else 1) * (n - 1) / n * payload_bytes
 
@@ -106,9 +109,9 @@ def step_communication(num_params: int, world_size: int, stage: str, *, bytes_pe
     all-gather): ``2 (N-1)/N Ψ`` values, "2Ψ". ZeRO-3 all-gathers the parameters twice (forward and
     backward) and reduce-scatters the gradients once: ``3 (N-1)/N Ψ``, "3Ψ". Multiply by bytes per value.
     """
-    psi = check_int("num_params", num_params, minimum=0)
+    psi = check_int("num_params", num_params, minimum=0, max_bits=MAX_BITS)
     stage = check_choice("stage", stage, STAGES)
-    check_int("bytes_per_value", bytes_per_value, minimum=1)
+    check_int("bytes_per_value", bytes_per_value, minimum=1, max_bits=64)
     passes = 3 if stage == "zero3" else 2
     return passes * ring_bytes("all_gather", psi * bytes_per_value, world_size)
 
@@ -152,33 +155,34 @@ def expected_state_bytes(
     strategy: str, shapes: Sequence[Sequence[int]], world_size: int, rank: int, *,
     bytes_per_value: int = 4, optimizer_states: int = 2, step_bytes: int = 4,
 ) -> RankMemory:
-    """Bytes of parameters, gradients and optimizer state that ``rank`` holds after an Adam step.
+    """Bytes of weights, gradients and Adam state ``rank`` holds under ``strategy``.
 
-    ``strategy`` is one of :data:`STRATEGIES`; ``shapes`` the parameters' shapes. Per parameter
-    value: ``bytes_per_value`` each for the weight and its gradient, ``optimizer_states`` values for
-    Adam (``exp_avg``, ``exp_avg_sq``); plus ``step_bytes`` per parameter TENSOR whose state the rank
-    keeps (``torch.optim.Adam``'s 0-d fp32 ``step``). ``ddp`` holds everything; ``zero1`` the full
-    weights and gradients but only the optimizer state of :func:`zero1_partition`'s tensors;
-    ``fsdp2`` only its :func:`fsdp_shard_numel` of every tensor, of all three (weights and gradients
-    in padded storage, the optimizer state unpadded).
+    ``bytes_per_value`` per weight and gradient value, ``optimizer_states`` Adam values,
+    ``step_bytes`` per tensor whose state the rank keeps (Adam's 0-d ``step``).
     """
-    strategy = check_choice("strategy", strategy, STRATEGIES)
-    n = check_int("world_size", world_size, minimum=1)
-    if check_int("rank", rank, minimum=0) >= n:
-        raise ValueError(f"rank must be < world_size={n}, got {rank}")
-    b = check_int("bytes_per_value", bytes_per_value, minimum=1)
-    k = check_int("optimizer_states", optimizer_states, minimum=0)
-    s = check_int("step_bytes", step_bytes, minimum=0)
-    numels = [math.prod(check_int("shapes", d, minimum=0) for d in shape) for shape in shapes]
+    sizes = (bytes_per_value, optimizer_states, step_bytes)
+    strategy, n, b, k, s, numels = _checked(strategy, shapes, world_size, rank, *sizes)
     full = sum(numels)
     if strategy == "ddp":
         return RankMemory(b * full, b * full, k * b * full + s * len(numels))
     if strategy == "zero1":
-        mine = zero1_partition(numels, n)[rank]
-        return RankMemory(b * full, b * full, k * b * sum(numels[i] for i in mine) + s * len(mine))
+        mine = [numels[i] for i in zero1_partition(numels, n)[rank]]  # whole tensors
+        return RankMemory(b * full, b * full, k * b * sum(mine) + s * len(mine))
     local = sum(fsdp_shard_numel(shape, n, rank) for shape in shapes)
     stored = sum(fsdp_shard_numel(shape, n, rank, padded=True) for shape in shapes)
     return RankMemory(b * stored, b * stored, k * b * local + s * len(numels))
+
+
+def _checked(strategy: str, shapes: Sequence[Sequence[int]], world_size: int, rank: int,
+             *sizes: int) -> tuple[str, int, int, int, int, list[int]]:
+    strategy = check_choice("strategy", strategy, STRATEGIES)
+    n = check_int("world_size", world_size, minimum=1)
+    if check_int("rank", rank, minimum=0) >= n:
+        raise ValueError(f"rank must be < world_size={n}, got {rank}")
+    b, k, s = (check_int(name, v, minimum=m) for name, v, m in
+               zip(("bytes_per_value", "optimizer_states", "step_bytes"), sizes, (1, 0, 0), strict=True))
+    numels = [math.prod(check_int("shapes", d, minimum=0) for d in shape) for shape in shapes]
+    return strategy, n, b, k, s, numels
 
 
 def _local(t: torch.Tensor) -> torch.Tensor:

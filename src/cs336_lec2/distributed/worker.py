@@ -12,13 +12,16 @@ collective; the launcher stops them). After success the process group is destroy
 
 from __future__ import annotations
 
+import contextlib
 import inspect
+import itertools
 import json
 import os
 import signal
 import sys
 import time
 import traceback
+from collections.abc import Iterator
 from datetime import timedelta
 from pathlib import Path
 from typing import Any
@@ -84,36 +87,81 @@ def _local(t: torch.Tensor) -> torch.Tensor:
     return to_local() if callable(to_local) else t
 
 
-def _train(strategy: str, spec: dict[str, Any], rank: int, world: int, device: torch.device) -> dict[str, Any]:
+# What each run of the ``train`` task is. The first three are the chapter's byte-exact accounting of DDP,
+# ZeRO-1 and FSDP2; the others show FSDP2's options and DDP's gradient accumulation.
+RUNS = ("ddp", "zero1", "fsdp2", "fsdp2_zero2", "fsdp2_blocks", "ddp_accumulate", "ddp_no_sync")
+FSDP2_OPTIONS: dict[str, dict[str, bool]] = {
+    "fsdp2": {},  # one unit per module with parameters, resharded after forward: ZeRO-3
+    "fsdp2_zero2": {"reshard_after_forward": False},  # gathered once per step: ZeRO-2's traffic
+    "fsdp2_blocks": {"per_block": True, "bf16": True},  # the FSDP2 docs' recipe
+}
+
+
+def _own_params(module: nn.Module) -> bool:
+    return any(True for _ in module.parameters(recurse=False))
+
+
+def shard_fsdp2(model: nn.Module, mesh: Any, *, per_block: bool = False,
+                reshard_after_forward: bool = True, bf16: bool = False) -> list[Any]:
+    """FSDP2: every unit's parameters become dim-0 shards (DTensors); the root last."""
+    from torch.distributed.fsdp import MixedPrecisionPolicy, fully_shard
+
+    opts: dict[str, Any] = {"mesh": mesh,
+                            "reshard_after_forward": reshard_after_forward}
+    if bf16:  # compute in bf16, reduce in fp32; the sharded (master) weights stay fp32
+        opts["mp_policy"] = MixedPrecisionPolicy(param_dtype=torch.bfloat16,
+                                                 reduce_dtype=torch.float32)
+    units = (list(model.blocks) if per_block  # the FSDP2 docs' recipe
+             else [m for m in list(model.modules())[1:] if _own_params(m)])
+    for unit in units:
+        fully_shard(unit, **opts)
+    # The root (embeddings, final norm, head): the backward pass needs it first.
+    fully_shard(model, **{**opts, "reshard_after_forward": False})
+    if per_block:  # gather the next block while this one computes
+        for this, after in itertools.pairwise(units):
+            this.set_modules_to_forward_prefetch([after])
+    return units
+
+
+def accumulate(model: nn.Module, optimizer: torch.optim.Optimizer, x: torch.Tensor,
+               y: torch.Tensor, micro_batches: int, no_sync: bool = False) -> None:
+    """One optimizer step over ``micro_batches`` chunks of ``(x, y)``.
+
+    Each backward pass adds its gradients to ``.grad``; under DDP it also all-reduces
+    them, unless ``no_sync`` holds that back until the last chunk.
+    """
+    optimizer.zero_grad(set_to_none=True)
+    chunks = list(zip(x.chunk(micro_batches), y.chunk(micro_batches), strict=True))
+    for i, (xs, ys) in enumerate(chunks):
+        defer = no_sync and i < len(chunks) - 1
+        with model.no_sync() if defer else contextlib.nullcontext():
+            (loss_fn(model(xs), ys) / micro_batches).backward()
+    optimizer.step()
+
+
+def _wrap_ddp(model: nn.Module, world: int, device: torch.device) -> nn.Module:
+    """DDP whose all-reduces go through ``torch.distributed`` (so they are counted)."""
     from torch.nn.parallel import DistributedDataParallel as DDP
 
-    from ..memory import optimizer_state_tensors
-    from . import count_collectives, local_tensor_bytes
-
-    torch.manual_seed(spec["seed"])
-    model = build_model(spec["model"]).to(device)
-    names = [name for name, _ in model.named_parameters()]
+    # Gradients live in DDP's all-reduce buckets (no second copy). The only buffer, a causal mask, is
+    # a constant: no need to re-broadcast it every forward pass (torch 2.13 renamed the switch).
+    no_resync = ({"forward_sync_buffers": False} if "forward_sync_buffers" in inspect.signature(DDP).parameters
+                 else {"broadcast_buffers": False})
     device_ids = [device.index] if device.type == "cuda" else None
-    if strategy in ("ddp", "zero1"):
-        # Gradients live in DDP's all-reduce buckets (no second copy). The only buffer, a causal mask, is
-        # a constant: no need to re-broadcast it every forward pass (torch 2.13 renamed the switch).
-        no_resync = ({"forward_sync_buffers": False} if "forward_sync_buffers" in inspect.signature(DDP).parameters
-                     else {"broadcast_buffers": False})
-        wrapped: nn.Module = DDP(model, device_ids=device_ids, gradient_as_bucket_view=True, **no_resync)
+    wrapped = DDP(model, device_ids=device_ids, gradient_as_bucket_view=True, **no_resync)
 
-        def hook(state, bucket):  # type: ignore[no-untyped-def]  # DDP rejects string annotations here
-            # The default all-reduce hook, but called through torch.distributed so it is counted.
-            buffer = bucket.buffer().div_(world)
-            return dist.all_reduce(buffer, async_op=True).get_future().then(lambda f: f.value()[0])
+    def hook(state, bucket):  # type: ignore[no-untyped-def]  # DDP rejects string annotations here
+        # The default all-reduce hook, but called through torch.distributed so it is counted.
+        buffer = bucket.buffer().div_(world)
+        return dist.all_reduce(buffer, async_op=True).get_future().then(lambda f: f.value()[0])
 
-        wrapped.register_comm_hook(None, hook)
-        if strategy == "ddp":
-            optimizer: torch.optim.Optimizer = torch.optim.Adam(wrapped.parameters(), lr=spec["lr"])
-        else:
-            from torch.distributed.optim import ZeroRedundancyOptimizer
+    wrapped.register_comm_hook(None, hook)
+    return wrapped
 
-            optimizer = ZeroRedundancyOptimizer(wrapped.parameters(), optimizer_class=torch.optim.Adam, lr=spec["lr"])
-    elif strategy == "fsdp2":
+
+def _setup(run: str, model: nn.Module, world: int, device: torch.device, lr: float) -> tuple[nn.Module, Any]:
+    """The model as ``run`` trains it and its optimizer."""
+    if run in FSDP2_OPTIONS:
         from . import fully_shard
 
         if fully_shard is None:
@@ -122,26 +170,60 @@ def _train(strategy: str, spec: dict[str, Any], rank: int, world: int, device: t
 
         # An explicit mesh on the ranks' own device: FSDP2's default is a CUDA mesh whenever a GPU exists,
         # also when the ranks run on the CPU with gloo (one GPU for two ranks).
-        mesh = init_device_mesh(device.type, (world,))
-        for module in list(model.modules())[1:]:
-            if any(True for _ in module.parameters(recurse=False)):
-                fully_shard(module, mesh=mesh)
-        fully_shard(model, mesh=mesh)
-        wrapped = model
-        optimizer = torch.optim.Adam(model.parameters(), lr=spec["lr"])
-    else:
-        raise ValueError(f"strategy must be one of ('ddp', 'zero1', 'fsdp2'), got {strategy!r}")
+        shard_fsdp2(model, init_device_mesh(device.type, (world,)), **FSDP2_OPTIONS[run])
+        return model, torch.optim.Adam(model.parameters(), lr=lr)
+    wrapped = _wrap_ddp(model, world, device)
+    if run == "zero1":
+        from torch.distributed.optim import ZeroRedundancyOptimizer
+
+        return wrapped, ZeroRedundancyOptimizer(wrapped.parameters(), optimizer_class=torch.optim.Adam, lr=lr)
+    return wrapped, torch.optim.Adam(wrapped.parameters(), lr=lr)
+
+
+@contextlib.contextmanager
+def _unsharded_peak(model: nn.Module) -> Iterator[list[int]]:
+    """Largest bytes of unsharded (non-DTensor) parameters seen as any module with parameters starts
+    its forward or backward pass; FSDP2 swaps a unit's gathered parameters in while it computes."""
+    peak = [0]
+
+    def sample(*_: Any) -> None:
+        live = {p.data_ptr(): p.numel() * p.element_size() for p in model.parameters()
+                if not hasattr(p, "to_local")}
+        peak[0] = max(peak[0], sum(live.values()))
+
+    handles = []
+    for module in model.modules():
+        if _own_params(module):
+            handles.append(module.register_forward_pre_hook(sample))
+    try:
+        yield peak
+    finally:
+        for h in handles:
+            h.remove()
+
+
+def _train(run: str, spec: dict[str, Any], rank: int, world: int, device: torch.device) -> dict[str, Any]:
+    from ..memory import optimizer_state_tensors
+    from . import count_collectives, local_tensor_bytes
+
+    if run not in RUNS:
+        raise ValueError(f"strategy must be one of {RUNS}, got {run!r}")
+    torch.manual_seed(spec["seed"])
+    model = build_model(spec["model"]).to(device)
+    names = [name for name, _ in model.named_parameters()]
+    wrapped, optimizer = _setup(run, model, world, device, spec["lr"])
+    micro = spec.get("micro_batches", 2) if run.startswith("ddp_") else 1
 
     if device.type == "cuda":
         torch.cuda.reset_peak_memory_stats(device)
-    comm_per_step = []
-    for x, y in make_batches(spec):
-        x, y = x.chunk(world)[rank].to(device), y.chunk(world)[rank].to(device)
-        with count_collectives() as comm:
-            optimizer.zero_grad(set_to_none=True)
-            loss_fn(wrapped(x), y).backward()
-            optimizer.step()
-        comm_per_step.append(dict(comm.payload_bytes))
+    comm_per_step, calls_per_step = [], []
+    with _unsharded_peak(model) as peak:
+        for x, y in make_batches(spec):
+            x, y = x.chunk(world)[rank].to(device), y.chunk(world)[rank].to(device)
+            with count_collectives() as comm:
+                accumulate(wrapped, optimizer, x, y, micro, no_sync=run == "ddp_no_sync")
+            comm_per_step.append(dict(comm.payload_bytes))
+            calls_per_step.append(dict(comm.calls))
     local_opt = getattr(optimizer, "optim", optimizer)  # ZeroRedundancyOptimizer keeps its shard's optimizer in .optim
     params = [_local(p) for p in model.parameters()]
     result: dict[str, Any] = {
@@ -150,6 +232,8 @@ def _train(strategy: str, spec: dict[str, Any], rank: int, world: int, device: t
         "optimizer_state": local_tensor_bytes(optimizer_state_tensors(local_opt)),
         "local_numel": [t.numel() for t in params],
         "comm_per_step": comm_per_step,
+        "calls_per_step": calls_per_step,
+        "unsharded_peak": peak[0] if run in FSDP2_OPTIONS else None,
         "cuda_peak": torch.cuda.max_memory_allocated(device) if device.type == "cuda" else None,
     }
     # A DTensor's full_tensor() is an all-gather: every rank calls it, rank 0 keeps the result.

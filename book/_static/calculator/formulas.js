@@ -1,0 +1,314 @@
+// The calculator's arithmetic: a JavaScript copy of cs336_lec2.calculator.calculate.
+//
+// Why a copy and not the package itself: the page must answer within one frame (16 ms) and be usable
+// within a second, offline and with no kernel; a Python runtime built for the browser is tens of MB
+// and takes seconds to start. So this file repeats the package's formulas, each under the name of the
+// Python function it mirrors, and tests/test_calculator_browser.py proves it equal to the package in
+// headless Chromium (every preset and 500 random configurations; integers exactly, floats to 1e-9).
+// Counts, FLOPs and bytes are BigInt (FLOP totals pass 2**53); floats follow Python's order of
+// operations so that most agree to the last bit. The tables come from data.js, which the package
+// writes (python -m cs336_lec2.calculator).
+import DATA from "./data.js";
+
+export { DATA };
+
+const big = BigInt;
+
+// ---- exact helpers ---------------------------------------------------------------------------------
+const MAX_SAFE = big(Number.MAX_SAFE_INTEGER);
+
+function bitLength(n) {
+  return n === 0n ? 0 : n.toString(2).length;
+}
+
+/** float(Fraction(num, den)) for BigInts num >= 0, den > 0: the correctly rounded double. */
+export function ratioToNumber(num, den) {
+  if (num % den === 0n) return Number(num / den);
+  if (num <= MAX_SAFE && den <= MAX_SAFE) return Number(num) / Number(den);
+  const shift = Math.max(0, 66 - (bitLength(num) - bitLength(den)));
+  const scaled = num << big(shift);
+  const q = scaled / den;
+  const sticky = scaled % den === 0n ? 0n : 1n; // keeps round-half-even honest below the kept bits
+  return Number((q << 1n) | sticky) / 2 ** (shift + 1);
+}
+
+/** Fraction(x) for a finite double x >= 0: [numerator, denominator] as BigInts. */
+export function doubleToRatio(x) {
+  const view = new DataView(new ArrayBuffer(8));
+  view.setFloat64(0, x);
+  const hi = view.getUint32(0);
+  const lo = view.getUint32(4);
+  const exponent = (hi >>> 20) & 0x7ff;
+  let mantissa = (big(hi & 0xfffff) << 32n) | big(lo);
+  let e = -1074;
+  if (exponent !== 0) {
+    mantissa |= 1n << 52n;
+    e = exponent - 1075;
+  }
+  return e >= 0 ? [mantissa << big(e), 1n] : [mantissa, 1n << big(-e)];
+}
+
+// ---- the formulas, named after the Python functions ---------------------------------------------------
+// Each is a property of F so that a test can replace one (and see the cross-check fail).
+export const F = {
+  // lm.TransformerConfig.kv_dim: the width of K (and of V)
+  kv_dim(c) {
+    return big(c.num_kv_heads) * (big(c.d_model) / big(c.num_heads));
+  },
+  // transformer.block_matrix_sizes
+  block_matrix_sizes(c) {
+    const d = big(c.d_model);
+    return { q: d * d, kv: 2n * d * F.kv_dim(c), o: d * d, mlp: (c.gated_mlp ? 3n : 2n) * d * big(c.d_ff) };
+  },
+  // transformer.parameter_count (with ParameterCount's total, non_embedding and kaplan_n)
+  parameter_count(c) {
+    const d = big(c.d_model), bias = c.bias ? 1n : 0n, L = big(c.num_layers), V = big(c.vocab_size);
+    const kv = F.kv_dim(c), dff = big(c.d_ff), m = F.block_matrix_sizes(c);
+    const attentionBias = bias * (d + 2n * kv + d);
+    const mlpBias = bias * ((c.gated_mlp ? 2n : 1n) * dff + d);
+    const norm = c.norm === "rmsnorm" ? d : d * (1n + bias);
+    const parts = {
+      token_embedding: V * d,
+      position_embedding: c.positions === "learned" ? big(c.context_length) * d : 0n,
+      attention: L * (m.q + m.kv + m.o + attentionBias),
+      mlp: L * (m.mlp + mlpBias),
+      norms: (2n * L + 1n) * norm,
+      lm_head: c.tied_embeddings ? 0n : d * V,
+    };
+    const total = Object.values(parts).reduce((a, b) => a + b, 0n);
+    const blockBiases = L * (attentionBias + mlpBias);
+    return { ...parts, total, non_embedding: parts.attention + parts.mlp + parts.norms,
+      kaplan_n: parts.attention + parts.mlp - blockBiases };
+  },
+  // transformer.matmul_parameters
+  matmul_parameters(c) {
+    const m = F.block_matrix_sizes(c);
+    return big(c.num_layers) * (m.q + m.kv + m.o + m.mlp) + big(c.d_model) * big(c.vocab_size);
+  },
+  // transformer.attention_flops_per_token: the full T×T square
+  attention_flops_per_token(c, seq) {
+    return 4n * big(c.num_layers) * big(seq) * big(c.num_heads) * (big(c.d_model) / big(c.num_heads));
+  },
+  // transformer.training_flops_per_token(attention=True, recompute=...)
+  training_flops_per_token(c, seq, recompute) {
+    const forward = 2n * F.matmul_parameters(c) + F.attention_flops_per_token(c, seq);
+    if (recompute === "full") {
+      const d = big(c.d_model);
+      return 3n * forward + forward - 2n * d * big(c.vocab_size) - 2n * big(c.num_layers) * d * big(c.d_ff);
+    }
+    if (recompute === "selective") return 3n * forward + F.attention_flops_per_token(c, seq) / 2n;
+    return 3n * forward;
+  },
+  // flops.training_flops: 6·N·D
+  training_flops(n, tokens) {
+    return 6n * n * tokens;
+  },
+  // napkin.training_days and the same division for the FLOPs with attention
+  days(flops, gpus, peak, mfu) {
+    return Number(flops) / (gpus * peak * mfu) / DATA.seconds_per_day;
+  },
+  // distributed.zero_memory: exact [numerator, denominator] of each part, per rank
+  zero_memory(psi, n, stage, recipe) {
+    const level = DATA.stages.indexOf(stage);
+    const shard = [level >= 3, level >= 2, level >= 1];
+    const sizes = [recipe.param_bytes, recipe.grad_bytes, recipe.optimizer_bytes];
+    return sizes.map((b, i) => [big(b) * psi, shard[i] ? big(n) : 1n]);
+  },
+  // activations.saved_values_per_token: [values, fp32 statistics] one block keeps per token
+  saved_values_per_token(c, seq, recompute, flash) {
+    const d = big(c.d_model), kv = F.kv_dim(c), H = big(c.num_heads);
+    if (recompute === "full") return [d, 0n];
+    const [normValues, normStats] = c.norm === "rmsnorm" ? [2n * d, 1n] : [d, 2n];
+    const qkvKept = c.positions === "rope" ? d + kv + d + 2n * kv : d + 2n * kv;
+    const mlp = d + (c.gated_mlp ? 4n : 2n) * big(c.d_ff);
+    const values = 2n * normValues + d + mlp, stats = 2n * normStats;
+    if (recompute === "selective") return [values + qkvKept + d, stats];
+    if (flash) return [values + qkvKept + d, stats + H];
+    return [values + 3n * d + H * big(seq) + d, stats];
+  },
+  // activations.activation_bytes_per_layer (stat_bytes=4)
+  activation_bytes_per_layer(c, batch, seq, recompute, flash, bytesPerValue) {
+    const [values, stats] = F.saved_values_per_token(c, seq, recompute, flash);
+    return big(batch) * big(seq) * (values * big(bytesPerValue) + stats * 4n);
+  },
+  // activations.logits_bytes: fp32 B·T·V
+  logits_bytes(c, batch, seq) {
+    return big(batch) * big(seq) * big(c.vocab_size) * 4n;
+  },
+  // activations.segment_checkpoint_bytes
+  segment_checkpoint_bytes(layers, every, layerBytes, inputBytes) {
+    if (every === layers) return big(layers) * layerBytes;
+    return big(Math.ceil(layers / every)) * inputBytes + big(every) * layerBytes;
+  },
+  // napkin.max_trainable_params: floor(Fraction(memory) / Fraction(bytes_per_param)), bytes a double
+  max_trainable_params(memoryBytes, bytesPerParam) {
+    const [pn, pd] = doubleToRatio(bytesPerParam);
+    const [mn, md] = doubleToRatio(memoryBytes);
+    return (mn * pd) / (md * pn);
+  },
+  // distributed.step_communication via ring_bytes("all_gather", ...)
+  step_communication(psi, n, stage, bytesPerValue) {
+    const passes = stage === "zero3" ? 3 : 2;
+    return passes * (((n - 1) / n) * Number(psi * big(bytesPerValue)));
+  },
+  // distributed.cluster: an α–β model of NCCL's ring collectives on DGX H100 nodes (chapter 14)
+  ring_bandwidth(n) {
+    const k = DATA.cluster, nodes = Math.max(1, Math.floor(n / k.gpus_per_node));
+    return nodes === 1 ? k.nvlink : Math.min(k.nvlink, k.nics_per_node * k.nic);
+  },
+  ring_latency(collective, n) {
+    const k = DATA.cluster;
+    if (n === 1) return 0;
+    const nodes = Math.max(1, Math.floor(n / k.gpus_per_node));
+    const twice = collective === "all_reduce" ? 2 : 1;
+    const steps = twice * (n - 1), crossing = twice * (nodes - 1);
+    return k.base_latency + (steps - crossing) * k.nvlink_step + crossing * k.net_step;
+  },
+  collective_seconds(collective, payload, n, bucket) {
+    const sent = (((collective === "all_reduce" ? 2 : 1) * (n - 1)) / n) * Number(payload);
+    const calls = bucket === null ? 1 : Math.max(1, Math.ceil(Number(payload) / bucket));
+    return calls * F.ring_latency(collective, n) + sent / F.ring_bandwidth(n);
+  },
+  step_seconds(stage, psi, n, bytesPerValue, bucket) {
+    const payload = psi * big(bytesPerValue);
+    if (stage === "zero3") {
+      const gathers = F.collective_seconds("all_gather", payload, n, bucket);
+      return 2 * gathers + F.collective_seconds("reduce_scatter", payload, n, bucket);
+    }
+    return F.collective_seconds("all_reduce", payload, n, bucket);
+  },
+  breakeven_tokens(seconds, psi, rate, flopsPerParam) {
+    return (seconds * rate) / (flopsPerParam * Number(psi));
+  },
+};
+
+/** calculator._cluster_time: a step's collectives in seconds and the tokens per GPU that hide them. */
+function clusterTime(c, n, peak) {
+  const g = DATA.cluster.gpus_per_node;
+  if (c.num_gpus > g && c.num_gpus % g) return { seconds_per_step: null, breakeven_tokens_per_gpu: null };
+  const bucket = c.stage === "dp" ? DATA.cluster.ddp_bucket_bytes : null;
+  const seconds = F.step_seconds(c.stage, n, c.num_gpus, DATA.precisions[c.precision].grad, bucket);
+  const hide = c.stage === "zero3" ? 6 : 4;
+  const even = peak === null ? null : F.breakeven_tokens(seconds, n, peak * c.mfu, hide);
+  return { seconds_per_step: seconds, breakeven_tokens_per_gpu: even };
+}
+
+// ---- the configuration ------------------------------------------------------------------------------
+export const ARCHITECTURE = ["vocab_size", "context_length", "num_layers", "d_model", "num_heads", "num_kv_heads",
+  "d_ff", "gated_mlp", "tied_embeddings", "bias", "norm", "positions"];
+const INTS = ["vocab_size", "context_length", "num_layers", "d_model", "num_heads", "num_kv_heads", "d_ff",
+  "seq_len", "micro_batch", "num_gpus"];
+const BOOLS = ["gated_mlp", "tied_embeddings", "bias", "tf32", "flash_attention"];
+
+export class ConfigError extends Error {
+  constructor(field, message) {
+    super(`${field} ${message}`);
+    this.field = field;
+  }
+}
+
+function choice(field, value, options) {
+  if (!options.includes(value)) throw new ConfigError(field, `must be one of ${options.join(", ")}`);
+}
+
+/** calculator.normalize: the config over the defaults, checked; a preset model sets the architecture. */
+export function normalize(config) {
+  const c = { ...DATA.defaults, ...config };
+  for (const key of Object.keys(config)) {
+    if (!(key in DATA.defaults)) throw new ConfigError(key, "is not a calculator input");
+  }
+  choice("model", c.model, [...Object.keys(DATA.presets), "custom"]);
+  if (c.model !== "custom") {
+    for (const key of ARCHITECTURE) c[key] = DATA.presets[c.model][key];
+  }
+  for (const key of INTS) {
+    if (!Number.isSafeInteger(c[key]) || c[key] < 1) throw new ConfigError(key, "must be a positive whole number");
+  }
+  for (const key of BOOLS) {
+    if (typeof c[key] !== "boolean") throw new ConfigError(key, "must be true or false");
+  }
+  if (c.num_heads % c.num_kv_heads) throw new ConfigError("num_kv_heads", `must divide num_heads=${c.num_heads}`);
+  if (c.d_model % c.num_heads) throw new ConfigError("d_model", `must be a multiple of num_heads=${c.num_heads}`);
+  choice("norm", c.norm, DATA.norms);
+  choice("positions", c.positions, DATA.positions);
+  if (c.positions === "rope" && (c.d_model / c.num_heads) % 2) {
+    throw new ConfigError("positions", "rope needs an even head dimension d_model/num_heads");
+  }
+  if (c.positions === "learned" && c.seq_len > c.context_length) {
+    throw new ConfigError("seq_len", `must be <= context_length=${c.context_length} with learned positions`);
+  }
+  if (typeof c.tokens === "bigint") {
+    if (c.tokens < 1n) throw new ConfigError("tokens", "must be a positive whole number");
+  } else if (!Number.isInteger(c.tokens) || c.tokens < 1) {
+    throw new ConfigError("tokens", "must be a positive whole number");
+  }
+  if (!(typeof c.mfu === "number" && c.mfu > 0 && c.mfu <= 1)) throw new ConfigError("mfu", "must be in (0, 1]");
+  choice("gpu", c.gpu, Object.keys(DATA.accelerators));
+  choice("precision", c.precision, Object.keys(DATA.precisions));
+  choice("optimizer", c.optimizer, Object.keys(DATA.optimizer_states));
+  choice("stage", c.stage, DATA.stages);
+  choice("recompute", c.recompute, DATA.recompute);
+  return c;
+}
+
+/** calculator.matmul_dtype: the peak-table key of the recipe's matmuls. */
+export function matmulDtype(c) {
+  const key = DATA.matmul_dtype[c.precision];
+  const peaks = DATA.accelerators[c.gpu].peak_flops;
+  return key === "fp32" && c.tf32 && "tf32" in peaks ? "tf32" : key;
+}
+
+/** calculator.calculate: every quantity the page shows (BigInt for integers, Number for floats). */
+export function calculate(config) {
+  const c = normalize(config);
+  const counts = F.parameter_count(c);
+  const n = counts.total, tokens = big(c.tokens), gpus = c.num_gpus, seq = c.seq_len, batch = c.micro_batch;
+
+  const card = DATA.accelerators[c.gpu];
+  const dtype = matmulDtype(c);
+  const peak = dtype in card.peak_flops ? card.peak_flops[dtype] : null;
+  const perToken = F.training_flops_per_token(c, seq, "none");
+  const hardware = F.training_flops_per_token(c, seq, c.recompute);
+  const total = perToken * tokens;
+  const flops = { per_token_6n: F.training_flops(n, 1n), per_token: perToken, per_token_hardware: hardware,
+    total_6n: F.training_flops(n, tokens), total };
+  const time = { peak_dtype: dtype, peak_flops: peak, hfu: (c.mfu * Number(hardware)) / Number(perToken),
+    days_6n: peak === null ? null : F.days(flops.total_6n, gpus, peak, c.mfu),
+    days: peak === null ? null : F.days(total, gpus, peak, c.mfu) };
+
+  const p = DATA.precisions[c.precision];
+  const recipe = { param_bytes: p.param, grad_bytes: p.grad,
+    optimizer_bytes: p.master + DATA.optimizer_states[c.optimizer] * p.state };
+  const [params, grads, state] = F.zero_memory(n, gpus, c.stage, recipe).map(([a, b]) => ratioToNumber(a, b));
+  const layer = F.activation_bytes_per_layer(c, batch, seq, c.recompute, c.flash_attention, p.activation);
+  let activations = big(c.num_layers) * layer;
+  if (c.recompute === "full") {
+    const full = F.activation_bytes_per_layer(c, batch, seq, "none", c.flash_attention, p.activation);
+    activations = F.segment_checkpoint_bytes(c.num_layers, 1, full, layer);
+  }
+  const logits = F.logits_bytes(c, batch, seq);
+  const sum = params + grads + state + Number(activations) + Number(logits);
+  const memory = { params, grads, optimizer_state: state, activations, logits, total: sum,
+    card: big(card.memory_bytes),
+    fits: sum <= card.memory_bytes };
+
+  const largest = {};
+  for (const stage of DATA.stages) {
+    const perGpu = F.zero_memory(big(gpus), gpus, stage, recipe).reduce((acc, [a, b]) => acc + a / b, 0n);
+    largest[stage] = F.max_trainable_params(card.memory_bytes, ratioToNumber(perGpu, big(gpus)));
+  }
+  const communication = { bytes_per_step: F.step_communication(n, gpus, c.stage, recipe.grad_bytes),
+    tokens_per_step: big(gpus) * big(batch) * big(seq), ...clusterTime(c, n, peak) };
+  const parameters = counts;
+  return { parameters, flops, time, memory, largest_model: largest, communication };
+}
+
+/** A JSON-able copy of a result: BigInts as {"int": "<decimal>"} (for the cross-check with Python). */
+export function serialize(value) {
+  if (typeof value === "bigint") return { int: value.toString() };
+  if (Array.isArray(value)) return value.map(serialize);
+  if (value && typeof value === "object") {
+    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, serialize(v)]));
+  }
+  return value;
+}

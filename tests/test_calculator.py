@@ -1,0 +1,216 @@
+"""The calculator's Python reference: presets equal the released checkpoints, the page's data is the package's."""
+
+from __future__ import annotations
+
+import math
+import re
+from fractions import Fraction
+from pathlib import Path
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from cs336_lec2.calculator import (
+    DEFAULTS,
+    PRESETS,
+    URL_KEYS,
+    calculate,
+    config_from_url,
+    normalize,
+    page_data,
+    page_data_module,
+    preset_architecture,
+    preset_key,
+)
+from cs336_lec2.distributed import STAGES, zero_memory
+from cs336_lec2.hardware.accelerators import ACCELERATORS
+from cs336_lec2.memory import OPTIMIZER_STATES, PRECISIONS
+from cs336_lec2.napkin import training_days
+
+ROOT = Path(__file__).resolve().parent.parent
+
+# Parameters of the released checkpoints, as transformers counts them (model.num_parameters(); a tied
+# LM head once) and as llama.cpp writes them into GGUF files (general.parameter_count). GPT-2: the
+# openai-community/gpt2* checkpoints (the paper's table 2 rounds them: 117M, 345M, 762M, 1542M).
+# Llama 2: meta-llama/Llama-2-{7b,13b,70b}-hf (the Hub's safetensors metadata of those uploads is 64
+# values per layer higher: it also counts the rotary `inv_freq` buffers). Llama 3: meta-llama/Meta-Llama-3-8B.
+RELEASED = {
+    "gpt2-small": 124_439_808,
+    "gpt2-medium": 354_823_168,
+    "gpt2-large": 774_030_080,
+    "gpt2-xl": 1_557_611_200,
+    "llama2-7b": 6_738_415_616,
+    "llama2-13b": 13_015_864_320,
+    "llama2-70b": 68_976_648_192,
+    "llama3-8b": 8_030_261_248,
+}
+
+
+def test_preset_keys_are_the_url_names():
+    assert preset_key("GPT-2 small") == "gpt2-small"
+    assert preset_key("Llama 2 70B") == "llama2-70b"
+    assert preset_key("Llama 3 8B") == "llama3-8b"
+
+
+@pytest.mark.parametrize("key", sorted(PRESETS))
+def test_every_preset_has_the_released_parameter_count(key):
+    assert key in RELEASED, f"add the released parameter count of {key} (with its source) to RELEASED"
+    assert calculate({"model": key})["parameters"]["total"] == RELEASED[key]
+
+
+def test_the_presets_are_gpt2_llama2_and_llama3_as_released():
+    assert set(PRESETS) == set(RELEASED)
+    for key, model in PRESETS.items():  # the package states the same counts
+        assert model.released_params == RELEASED[key], key
+
+
+def test_the_committed_page_data_is_the_packages():
+    committed = (ROOT / "book" / "_static" / "calculator" / "data.js").read_text(encoding="utf-8")
+    assert committed == page_data_module(), (
+        "book/_static/calculator/data.js is stale: run "
+        "`python -m cs336_lec2.calculator > book/_static/calculator/data.js`")
+
+
+def test_page_data_lists_every_choice():
+    data = page_data()
+    assert set(data["accelerators"]) == set(ACCELERATORS)
+    assert set(data["precisions"]) == set(PRECISIONS) and set(data["optimizer_states"]) == set(OPTIMIZER_STATES)
+    assert data["stages"] == list(STAGES) and data["defaults"] == DEFAULTS
+
+
+def test_a_preset_sets_the_architecture_and_custom_keeps_it():
+    c = normalize({"model": "llama2-70b", "d_model": 7})
+    assert c["d_model"] == 8192 and c["num_kv_heads"] == 8 and c["gated_mlp"] and c["norm"] == "rmsnorm"
+    assert c["positions"] == "rope" and not c["tied_embeddings"]
+    custom = normalize({"model": "custom", **preset_architecture("llama2-70b"), "num_layers": 1})
+    assert custom["num_layers"] == 1 and custom["d_model"] == 8192
+
+
+def test_defaults_compose_the_package():
+    r = calculate({})
+    n = r["parameters"]["total"]
+    card = ACCELERATORS[DEFAULTS["gpu"]]
+    peak = card.peak_flops["bf16"]
+    assert r["time"]["peak_dtype"] == "bf16" and r["time"]["peak_flops"] == peak
+    assert r["flops"]["per_token_6n"] == 6 * n and r["flops"]["total"] == r["flops"]["per_token"] * DEFAULTS["tokens"]
+    assert r["time"]["days_6n"] == training_days(n, DEFAULTS["tokens"], 8, peak, 0.4)
+    m = r["memory"]
+    assert (m["params"], m["grads"], m["optimizer_state"]) == (2 * n, 2 * n, 12 * n)  # DDP, mixed bf16 AdamW
+    assert m["total"] == m["params"] + m["grads"] + m["optimizer_state"] + m["activations"] + m["logits"]
+    assert m["logits"] == 4 * DEFAULTS["micro_batch"] * DEFAULTS["seq_len"] * DEFAULTS["vocab_size"]
+    assert m["card"] == card.memory_bytes and m["fits"] == (m["total"] <= card.memory_bytes)
+    assert r["largest_model"]["dp"] == card.memory_bytes // 16
+
+
+def test_fp32_on_tf32_and_a_card_without_bf16():
+    assert calculate({"precision": "fp32", "tf32": True})["time"]["peak_dtype"] == "tf32"
+    assert calculate({"precision": "fp32"})["time"]["peak_dtype"] == "fp32"
+    t4 = calculate({"gpu": "t4"})["time"]
+    assert t4["peak_flops"] is None and t4["days"] is None and t4["days_6n"] is None
+
+
+def test_fp32_gradients_cost_two_more_bytes_per_parameter():
+    n = calculate({})["parameters"]["total"]
+    m = calculate({"precision": "mixed_bf16_fp32_grads"})["memory"]
+    assert m["grads"] == 4 * n and m["params"] + m["grads"] + m["optimizer_state"] == 18 * n
+
+
+@pytest.mark.parametrize("gpus", [1, 3, 8, 64])
+def test_the_largest_model_grows_with_the_stage(gpus):
+    largest = calculate({"num_gpus": gpus})["largest_model"]
+    sizes = [largest[s] for s in STAGES]
+    assert sizes == sorted(sizes)
+    memory = ACCELERATORS[DEFAULTS["gpu"]].memory_bytes
+    for stage, n in largest.items():  # the most parameters whose sharded state fits (to one: the
+        # bytes per parameter, 20/3 for ZeRO-1 on 3 GPUs, reach max_trainable_params as a float)
+        per_param = Fraction(round(zero_memory(gpus, gpus, stage).total), gpus)
+        assert n * per_param <= memory < (n + 2) * per_param
+
+
+def test_communication_needs_whole_nodes_and_overlaps_with_the_backward_pass():
+    assert calculate({"num_gpus": 12})["communication"]["seconds_per_step"] is None
+    ddp = calculate({"num_gpus": 16})["communication"]
+    fsdp = calculate({"num_gpus": 16, "stage": "zero3"})["communication"]
+    assert ddp["seconds_per_step"] > 0 and fsdp["bytes_per_step"] == pytest.approx(1.5 * ddp["bytes_per_step"])
+    single = calculate({"num_gpus": 1})["communication"]
+    assert single["bytes_per_step"] == 0 and single["seconds_per_step"] == 0
+
+
+@pytest.mark.parametrize("flash", [False, True])
+def test_recomputation_trades_activations_for_flops(flash):
+    runs = {r: calculate({"model": "llama2-7b", "seq_len": 4096, "micro_batch": 1, "recompute": r,
+                          "flash_attention": flash}) for r in ("none", "selective", "full")}
+    saved = [runs[r]["memory"]["activations"] for r in ("none", "selective", "full")]
+    work = [runs[r]["flops"]["per_token_hardware"] for r in ("none", "selective", "full")]
+    assert saved[0] >= saved[1] > saved[2] and work[0] < work[1] < work[2]
+    assert {runs[r]["flops"]["per_token"] for r in runs} == {work[0]}  # MFU counts model FLOPs
+    assert runs["full"]["time"]["hfu"] > runs["none"]["time"]["hfu"] == 0.4
+
+
+def test_flash_attention_drops_the_scores_from_the_activations():
+    long = {"model": "llama2-7b", "seq_len": 4096, "micro_batch": 1}
+    math_attention = calculate({**long, "flash_attention": False})["memory"]["activations"]
+    flash = calculate({**long, "flash_attention": True})["memory"]["activations"]
+    assert math_attention - flash > 32 * 32 * 4096 * 4096 * 2 * 0.9  # the B·H·T² bf16 softmax of 32 layers
+
+
+@pytest.mark.parametrize(("config", "error", "name"), [
+    ({"model": "gpt5"}, ValueError, "model"),
+    ({"gpu": "tpu"}, ValueError, "gpu"),
+    ({"num_gpus": 0}, ValueError, "num_gpus"),
+    ({"mfu": 1.5}, ValueError, "mfu"),
+    ({"mfu": 0}, ValueError, "mfu"),
+    ({"tokens": 1.5}, ValueError, "tokens"),
+    ({"seq_len": 2048}, ValueError, "seq_len"),  # GPT-2's learned positions stop at 1024
+    ({"model": "custom", "num_kv_heads": 5}, ValueError, "num_kv_heads"),
+    ({"model": "custom", "bias": 1}, TypeError, "bias"),
+    ({"model": "custom", "norm": "batchnorm"}, ValueError, "norm"),
+    ({"model": "custom", "positions": "rope", "d_model": 9, "num_heads": 3, "num_kv_heads": 3}, ValueError, "rope"),
+    ({"flash_attention": "yes"}, TypeError, "flash_attention"),
+    ({"recompute": "some"}, ValueError, "recompute"),
+    ({"stage": "zero4"}, ValueError, "stage"),
+    ({"typo": 1}, ValueError, "typo"),
+])
+def test_bad_inputs_are_refused_by_name(config, error, name):
+    with pytest.raises(error, match=name):
+        calculate(config)
+    with pytest.raises(TypeError, match="config"):
+        calculate([("model", "gpt2-small")])
+
+
+@given(model=st.sampled_from(sorted(PRESETS)), gpus=st.integers(1, 4096), stage=st.sampled_from(STAGES),
+       precision=st.sampled_from(sorted(PRECISIONS)), optimizer=st.sampled_from(sorted(OPTIMIZER_STATES)),
+       batch=st.integers(1, 64), seq=st.integers(1, 1024), tokens=st.integers(1, 10**14))
+def test_memory_and_flops_add_up(model, gpus, stage, precision, optimizer, batch, seq, tokens):
+    r = calculate({"model": model, "num_gpus": gpus, "stage": stage, "precision": precision,
+                   "optimizer": optimizer, "micro_batch": batch, "seq_len": seq, "tokens": tokens})
+    m, f = r["memory"], r["flops"]
+    assert math.isclose(m["total"], m["params"] + m["grads"] + m["optimizer_state"] + m["activations"] + m["logits"])
+    assert f["total"] == f["per_token"] * tokens and f["total_6n"] == 6 * r["parameters"]["total"] * tokens
+    assert r["communication"]["tokens_per_step"] == gpus * batch * seq
+
+
+def test_a_page_address_round_trips_to_a_config():
+    config = config_from_url("#model=llama2-7b&seq=4096&batch=1&tokens=2e12&gpus=64&zero=zero3&mfu=0.5&tf32=1")
+    assert config == {"model": "llama2-7b", "seq_len": 4096, "micro_batch": 1, "tokens": 2e12, "num_gpus": 64,
+                      "stage": "zero3", "mfu": 0.5, "tf32": True}
+    assert calculate(config)["parameters"]["total"] == RELEASED["llama2-7b"]
+    assert config_from_url("") == {} and set(URL_KEYS) == set(DEFAULTS)
+    with pytest.raises(ValueError, match="unknown input 'gpu_count'"):
+        config_from_url("#gpu_count=8")
+
+
+def test_every_link_to_the_calculator_in_the_book_opens_a_valid_configuration():
+    links = []
+    for path in [*ROOT.glob("book/**/*.md"), *ROOT.glob("notebooks/[0-9][0-9]_*.ipynb")]:
+        text = path.read_text(encoding="utf-8").replace("&amp;", "&")
+        links += [(path.name, m) for m in re.findall(r"calculator\.html(#[^\s\"')\]\\]*)", text)]
+        if path.name == "calculator.md":
+            links += [(path.name, m) for m in re.findall(r'href="(#model=[^"]*)"', text)]
+    assert links, "the calculator page links an example configuration"
+    for name, fragment in links:
+        try:
+            calculate(config_from_url(fragment))
+        except (ValueError, TypeError) as err:
+            pytest.fail(f"{name} links the calculator with {fragment}: {err}")
