@@ -6,9 +6,7 @@
 (:class:`TransformerLM`) and every count of :mod:`cs336_lec2.transformer` read it, so no count can
 describe a model other than the one built. GPT-2 is the defaults plus ``tied_embeddings=True,
 bias=True``; Llama is ``gated_mlp=True, norm="rmsnorm", positions="rope"`` (and ``num_kv_heads``).
-
-Plain ``torch.nn``, no dropout, so every saved tensor and every FLOP has a formula. The names are
-re-exported by :mod:`cs336_lec2.models`.
+Plain ``torch.nn``, no dropout: every saved tensor and FLOP has a formula. Re-exported by ``models``.
 """
 
 from __future__ import annotations
@@ -188,8 +186,7 @@ class CausalSelfAttention(nn.Module):
         return scores.softmax(dim=-1) @ v
 
     def extra_repr(self) -> str:
-        return (f"num_heads={self.num_heads}, num_kv_heads={self.num_kv_heads}, head_dim={self.head_dim}, "
-                f"attention={self.attention!r}")
+        return f"heads={self.num_heads}, kv_heads={self.num_kv_heads}, attention={self.attention!r}"
 
 
 class MLP(nn.Module):
