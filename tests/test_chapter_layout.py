@@ -55,3 +55,32 @@ def test_the_check_finds_a_long_line(tmp_path):
 
 def test_the_skip_list_names_real_chapters():
     assert {p.stem for p in CHAPTERS} >= NOT_YET_SHORTENED
+
+
+# --- Objectives and summary (issue 24, item 6) --------------------------------------------------
+# Chapters whose opening objectives and closing summary are written on other branches.
+NO_OBJECTIVES_YET = {"13_transformer_accounting", "14_sharding"}
+
+
+def prose_pairs(path: Path) -> list[tuple[int, str, str]]:
+    nb = nbformat.read(path, as_version=4)
+    cells = nb.cells
+    return [(i, c.source, cells[i + 1].source) for i, c in enumerate(cells)
+            if c.cell_type == "markdown" and "lang-en" in c.metadata.get("tags", [])]
+
+
+@pytest.mark.parametrize(
+    "path",
+    [pytest.param(p, marks=pytest.mark.xfail(reason="written on another branch", strict=False))
+     if p.stem in NO_OBJECTIVES_YET else p for p in CHAPTERS],
+    ids=lambda p: p.stem,
+)
+def test_chapter_opens_with_objectives_and_closes_with_a_summary(path):
+    pairs = prose_pairs(path)
+    headings = [(en.split("\n", 1)[0], zh.split("\n", 1)[0]) for _, en, zh in pairs]
+    assert headings[0][0].startswith("# "), "the title pair comes first"
+    assert headings[1] == ("## Objectives", "## 学习目标"), "the objectives follow the title pair"
+    assert pairs[1][1].count("\n- ") >= 2 and pairs[1][2].count("\n- ") >= 2, "objectives are a short list"
+    exercises = headings.index(("## Exercises", "## 练习"))
+    assert headings[exercises - 1] == ("## Summary", "## 小结"), "the summary comes right before the exercises"
+    assert headings.count(("## Summary", "## 小结")) == 1
