@@ -81,8 +81,13 @@ BANNED_TERMS = {
 }
 
 
+# A MyST directive fenced like code (```{note}, ```{warning} ...) holds prose: it is checked too (issue 21).
+PROSE_DIRECTIVE = re.compile(r"^[ \t]*(```|~~~)\{(?!code)[\w-]+\}[^\n]*\n(.*?)^[ \t]*\1[ \t]*$", re.M | re.S)
+
+
 def zh_prose(text: str) -> str:
     """The prose of a Markdown text: without fenced code, display maths and HTML comments."""
+    text = PROSE_DIRECTIVE.sub(lambda m: "\n" + m.group(2) + "\n", text)
     for pattern in (FENCED, MATH_BLOCK, HTML_COMMENT):
         text = pattern.sub("\n", text)
     return text
@@ -386,6 +391,7 @@ def test_glossary_typography():
         ("A paragraph in English\n续写的中文。", "hard line break"),
         ("- 列表项写到一半\n  接着写。", "hard line break"),
         ("它叫 “FN” 变体。", "space beside a full-width quote"),
+        ("```{note}\n它叫 “FN” 变体。\n```", "space beside a full-width quote"),
         ("它叫“FN” 变体。", "space beside a full-width quote"),
         ("这是*强调*的写法。", "italic Chinese"),
         ("这是 _强调_ 的写法。", "italic Chinese"),
