@@ -23,6 +23,7 @@ import nbformat
 import yaml
 
 from .execute import RECORD_NAME
+from .records import load_record
 from .results_page import fill_results_page
 
 
@@ -108,6 +109,15 @@ def _edition_config(root: Path, edition: Edition) -> dict:
     return config
 
 
+def _unreadable(path: Path) -> str | None:
+    """Why ``path`` is not a notebook the book can stage (torn JSON, no ``cells``), or None if it is one."""
+    try:
+        nb = nbformat.read(path, as_version=4)
+    except Exception as err:  # nbformat raises NotJSONError, ValidationError, KeyError... on a damaged file
+        return str(err).splitlines()[0][:120] if str(err).strip() else type(err).__name__
+    return None if isinstance(nb.get("cells"), list) else "it has no list of cells"
+
+
 def chapters_from_run(root: Path, notebooks_from: Path) -> tuple[dict[str, Path], list[str]]:
     """Which chapters a book built ``--from`` an execute folder takes from it, and warnings about the rest.
 
@@ -115,8 +125,6 @@ def chapters_from_run(root: Path, notebooks_from: Path) -> tuple[dict[str, Path]
     record, when its notebook is there); a failed, missing or unrun chapter falls back to the committed
     notebook, with a warning. Raises ``FileNotFoundError`` for a folder with neither notebooks nor a record.
     """
-    import json
-
     names = [Path(e).with_suffix(".ipynb").name for e in toc_files(root / "_toc.yml") if e.startswith("notebooks/")]
     present = {name for name in names if (notebooks_from / name).is_file()}
     record_path = notebooks_from / RECORD_NAME
@@ -127,15 +135,23 @@ def chapters_from_run(root: Path, notebooks_from: Path) -> tuple[dict[str, Path]
     if not record_path.exists():
         warnings.append(f"{notebooks_from} has no {RECORD_NAME}: the run may have been interrupted; "
                         "its notebooks are used as they are")
-        return {name: notebooks_from / name for name in sorted(present)}, warnings
-    try:
-        runs = {c["name"]: c for c in json.loads(record_path.read_text(encoding="utf-8")).get("chapters", [])}
-    except (ValueError, AttributeError, TypeError, KeyError) as err:
-        raise ValueError(f"{record_path}: not a valid run record ({err})") from err
+        usable = {}
+        for name in sorted(present):
+            if unreadable := _unreadable(notebooks_from / name):
+                warnings.append(f"{Path(name).stem}: its notebook there is unreadable ({unreadable}); "
+                                "the committed notebook is used")
+            else:
+                usable[name] = notebooks_from / name
+        return usable, warnings
+    runs = {c["name"]: c for c in load_record(record_path)["chapters"]}  # checked: a bad record is one clear error
     chosen: dict[str, Path] = {}
     for name in names:
         run = runs.get(Path(name).stem)
-        if run is not None and run.get("ok") and name in present:
+        unreadable = _unreadable(notebooks_from / name) if run is not None and run["ok"] and name in present else None
+        if unreadable:
+            warnings.append(f"{Path(name).stem}: its notebook there is unreadable ({unreadable}); "
+                            "the committed notebook is used")
+        elif run is not None and run["ok"] and name in present:
             chosen[name] = notebooks_from / name
         elif run is not None and not run.get("ok"):
             warnings.append(f"{Path(name).stem} FAILED in that run ({run.get('error')}); "
@@ -289,6 +305,8 @@ def build_book(
     unknown = [code for code in languages if code not in EDITIONS]
     if unknown or not languages:
         raise ValueError(f"languages must be a non-empty subset of {sorted(EDITIONS)}, got {languages!r}")
+    if build_dir is not None and not str(build_dir).strip():
+        raise ValueError(f"build_dir: {build_dir!r} is not a folder name (an unset variable?); give a folder")
     build = Path(build_dir).resolve() if build_dir else root / "_build"
     source = Path(notebooks_from).resolve() if notebooks_from else None
     if source is not None and not source.is_dir():
