@@ -424,3 +424,14 @@ def test_a_restore_that_fails_midway_puts_everything_back(tmp_path: Path, monkey
     with pytest.raises(training.CheckpointError, match=r"c\.pt could not be restored \(RuntimeError: simulated\)"):
         load_checkpoint(tmp_path / "c.pt", other, opt)
     assert all(torch.equal(v, weights[k]) for k, v in other.state_dict().items())
+
+
+@pytest.mark.parametrize("where", ["", ".", "folder"])
+def test_save_checkpoint_to_a_folder_is_a_clear_error(tmp_path: Path, monkeypatch, where: str) -> None:
+    """Issue 20.14: save_checkpoint("") or a folder raised a raw IsADirectoryError after writing a temp file."""
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "folder").mkdir()
+    model = Cruncher(4, 1)
+    with pytest.raises(ValueError, match=r"^path must name a checkpoint file, got '.*', which is a folder$"):
+        save_checkpoint(where, model, SGD(model.parameters()), step=0)
+    assert sorted(p.name for p in tmp_path.rglob("*")) == ["folder"]  # no temp file left behind

@@ -102,6 +102,8 @@ def save_checkpoint(
     step = check_int("step", step, minimum=0)
     _check_plain("extra", extra)
     path = Path(path)
+    if path.is_dir():  # also "" (the current folder): os.replace would fail with a raw IsADirectoryError
+        raise ValueError(f"path must name a checkpoint file, got {str(path)!r}, which is a folder")
     if not path.parent.is_dir():
         raise FileNotFoundError(f"path: the directory for checkpoint {path.name!r} does not exist")
     payload = {
