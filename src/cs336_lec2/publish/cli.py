@@ -123,12 +123,14 @@ def _check_execute_args(args: argparse.Namespace) -> None:
 
 def _execute(args: argparse.Namespace) -> int:
     from .execute import execute
+    from .guard import sigterm_as_interrupt
 
-    _check_execute_args(args)
-    record = execute(
-        args.notebooks, chapters=args.chapters, device=args.device, preset=args.preset,
-        output=args.output, in_place=args.in_place, progress=not args.no_progress, timeout=args.timeout,
-    )
+    with sigterm_as_interrupt():  # from the start: a SIGTERM while torch loads is one clean line too
+        _check_execute_args(args)
+        record = execute(
+            args.notebooks, chapters=args.chapters, device=args.device, preset=args.preset,
+            output=args.output, in_place=args.in_place, progress=not args.no_progress, timeout=args.timeout,
+        )
     total = sum(c.seconds for c in record.chapters)
     failed = [c for c in record.chapters if not c.ok]
     where = args.notebooks if args.in_place else args.output
