@@ -418,3 +418,9 @@ def test_the_set_up_says_what_torch_a_plain_index_gives():
         assert cpu_index in doc.read_text(encoding="utf-8"), doc
     makefile = (ROOT / "Makefile").read_text()
     assert "PIP_ARGS ?=" in makefile and "pip install --quiet $(PIP_ARGS) -r requirements.txt" in makefile
+
+
+def test_results_page_takes_a_nul_in_a_label():
+    record = json.loads(json.dumps(RECORD))
+    record["measurements"][2]["label"] = "a\x00b 12"
+    assert r"| a b 12 | 325 µs |" in render_markdown([("r", record)], "en", None)

@@ -125,7 +125,7 @@ def _keyed(records: list[tuple[str, dict[str, Any]]], kind: str) -> dict[tuple[s
         for m in record["measurements"]:
             if m["kind"] != kind:
                 continue
-            template = _NUMBER.sub("\0", _DEVICE_WORD.sub("on the device", m["label"]))
+            template = _NUMBER.sub("\0", _DEVICE_WORD.sub("on the device", m["label"].replace("\0", " ")))
             key = (str(m.get("chapter") or ""), template)
             while key in rows and rows[key][column] is not None:  # the same label twice in one record
                 key = (key[0], key[1] + " ")
@@ -137,7 +137,7 @@ def _label_rows(rows: dict[tuple[str, str], list[dict | None]], cell) -> tuple[l
     """Escaped table rows: the label (numbers that differ between machines as N) and each machine's cell."""
     out, any_n = [], False
     for (_, template), slots in rows.items():
-        numbers = [_NUMBER.findall(_DEVICE_WORD.sub("", m["label"])) if m else None for m in slots]
+        numbers = [_NUMBER.findall(_DEVICE_WORD.sub("", m["label"].replace("\0", " "))) if m else None for m in slots]
         present = [n for n in numbers if n is not None]
         varies = [len({n[i] for n in present}) > 1 for i in range(template.count("\0"))]
         parts, label = template.split("\0"), ""
