@@ -79,6 +79,7 @@ def test_landing_page_offers_both_editions():
 
 
 RECORD = {
+    "schema": 1,
     "machine": {"device_name": "NVIDIA H100 80GB HBM3", "torch": "2.13.0"},
     "parameters": {"device": "cuda", "preset": "large"},
     "created": "2026-11-22T00:00:00Z",
@@ -100,12 +101,15 @@ def test_results_page_renders_any_record(tmp_path):
     page.write_text(f"# Results\n\n{MARKER}\n")
     fill_results_page(page, records, "en")
     text = page.read_text()
-    assert "| NVIDIA H100 80GB HBM3 (h100) | bf16 | 16384×32768×8192 | 710 | 989.4 | 0.718 | datasheet |" in text
-    assert "| NVIDIA H100 80GB HBM3 (h100) | D=4 example | 496 | 496 | 1.000 |" in text
-    assert "| NVIDIA H100 80GB HBM3 (h100) | AdamW step | 0.000325 |" in text
+    assert "|  | H100 80GB HBM3 |" in text  # machines are the columns, named short
+    assert "| size m×k×n | 16384×32768×8192 |" in text
+    assert r"| bf16\: measured | 710 TFLOP\/s |" in text and r"| bf16\: dense peak | 989 TFLOP\/s |" in text
+    assert r"| bf16\: MFU | 0\.718 |" in text
+    assert r"| D\=4 example | 496 B \(1\.00×\) |" in text
+    assert "| AdamW step | 325 µs |" in text
     assert (tmp_path / "results_mfu.png").stat().st_size > 1000
     zh = render_markdown(load_records(records), "zh", None)
-    assert "## 矩阵乘法" in zh and "数据手册" in zh
+    assert "## 矩阵乘法" in zh and "bf16：稠密峰值" in zh and "## 计时" in zh
 
 
 def test_results_page_shows_the_run_a_book_is_built_from(tmp_path):
@@ -116,7 +120,7 @@ def test_results_page_shows_the_run_a_book_is_built_from(tmp_path):
     page = tmp_path / "results.md"
     page.write_text(MARKER)
     fill_results_page(page, tmp_path / "committed", "en", extra=run / "run-record.json")
-    assert "| h100-run (this build) | NVIDIA H100 80GB HBM3 |" in page.read_text()
+    assert r"|  | H100 80GB HBM3 \(h100\-run \(this build\)\) |" in page.read_text()
 
 
 def test_results_page_without_records_says_how_to_add_one(tmp_path):
@@ -132,7 +136,7 @@ def test_a_broken_record_is_named(tmp_path):
     with pytest.raises(ValueError, match=r"bad\.json: not a valid run record"):
         load_records(tmp_path)
     (tmp_path / "bad.json").write_text("{}")
-    with pytest.raises(ValueError, match="needs 'machine' and 'measurements'"):
+    with pytest.raises(ValueError, match=r"bad\.json: schema must be 1"):
         load_records(tmp_path)
 
 
@@ -240,22 +244,61 @@ def test_results_page_renders_a_gpu_copy_of_the_committed_record_beside_it(tmp_p
     fill_results_page(page, records, "en")
     text = page.read_text()
     n = len(committed["chapters"])
-    seconds = sum(c["seconds"] for c in committed["chapters"])
-    assert "| cpu | AMD EPYC | 2.13.0+cpu | small (auto) | 2026-" in text
-    assert f"| {n}/{n}, {seconds:.0f} |" in text  # the column says what it holds: chapters and seconds
-    assert "| h100 | NVIDIA H100 80GB HBM3 | 2.13.0+cpu | large | 2026-" in text and f"| {n - 1}/{n}, " in text
-    assert "| NVIDIA H100 80GB HBM3 (h100) | fp32 |" in text
-    assert "chapters ok/run, total seconds" in text
-    assert "成功章节数/运行章节数" in render_markdown(load_records(records), "zh", None)
+    assert "|  | AMD EPYC CPU | H100 80GB HBM3 |" in text
+    assert r"| preset | small \(auto\) | large |" in text
+    assert rf"| chapters ok \/ run | {n} \/ {n} | {n - 1} \/ {n} |" in text
+    assert r"| fp32\: MFU | 0\.530 | 0\.530 |" in text
+    zh = render_markdown(load_records(records), "zh", None)
+    assert rf"| 成功章节 \/ 运行章节 | {n} \/ {n} | {n - 1} \/ {n} |" in zh
+
+
+def _html(markdown: str) -> str:
+    """The HTML that MyST's parser makes of ``markdown`` (tables and $-math on, as in the book)."""
+    from markdown_it import MarkdownIt
+    from mdit_py_plugins.dollarmath import dollarmath_plugin
+
+    return MarkdownIt("commonmark").enable("table").use(dollarmath_plugin).render(markdown)
+
+
+def test_results_page_escapes_every_cell(tmp_path):
+    """Issue 20.11: a device name holding <img onerror=...> ran in the browser; |, newlines and $ broke tables."""
+    evil = json.loads(json.dumps(RECORD))
+    evil["machine"]["device_name"] = "<img src=x onerror=alert(1)> | $x^2$ \n<script>alert(2)</script>"
+    evil["measurements"][1]["label"] = "a | b\n| c | `code` *em* [link](javascript:alert(3)) {{ subst }}"
+    evil["measurements"][2]["label"] = "<b>bold</b> $$math$$"
+    records = tmp_path / "results"
+    records.mkdir()
+    (records / "evil.json").write_text(json.dumps(evil))
+    run = tmp_path / "<svg onload=alert(4)>"
+    run.mkdir()
+    (run / "run-record.json").write_text(json.dumps(RECORD))
+    markdown = render_markdown([*load_records(records), (f"{run.name} (this build)", RECORD)], "en", None)
+    html = _html(markdown)
+    for raw in ("<img", "<script", "<svg", "<b>", "<a ", "<code>", "<em>", 'class="math'):
+        assert raw not in html, raw
+    assert "&lt;img src=x onerror=alert(1)&gt;" in html and "$x^2$" in html
+    for table in re.findall(r"<table>.*?</table>", html, re.DOTALL):
+        widths = {row.count("<td") + row.count("<th") for row in re.findall(r"<tr>.*?</tr>", table, re.DOTALL)}
+        assert widths == {3}, widths  # the label column and two machines in every row: no cell split by a |
+
+
+def test_results_page_plot_takes_a_dollar_in_a_device_name(tmp_path):
+    """Issue 20.15: a $...$ device name crashed matplotlib's math parser."""
+    from cs336_lec2.publish.results_page import plot_mfu
+
+    record = json.loads(json.dumps(RECORD))
+    record["machine"]["device_name"] = "GPU $x^$ {broken"
+    assert plot_mfu([("r", record)], tmp_path / "p.png", "en") and (tmp_path / "p.png").stat().st_size > 1000
 
 
 def _run_folder(tmp_path, record: dict | None, notebooks: list[str]) -> Path:
     run = tmp_path / "run"
     run.mkdir()
     for name in notebooks:
-        (run / name).write_text("{}")
+        (run / name).write_bytes((ROOT / "notebooks" / name).read_bytes())
     if record is not None:
-        (run / "run-record.json").write_text(json.dumps(record))
+        full = {**RECORD, "measurements": [], **record}
+        (run / "run-record.json").write_text(json.dumps(full))
     return run
 
 
@@ -263,8 +306,8 @@ def test_book_from_a_run_takes_only_the_chapters_that_ran_ok(tmp_path):
     """A failed or unrun chapter is taken from notebooks/, with a warning (issue 15 item 4)."""
     from cs336_lec2.publish.book import chapters_from_run
 
-    record = {"chapters": [{"name": "01_napkin_math", "ok": True, "error": None},
-                           {"name": "02_floats", "ok": False, "error": "cell [4] raised ValueError: x"}]}
+    record = {"chapters": [{"name": "01_napkin_math", "ok": True, "error": None, "seconds": 1.0},
+                           {"name": "02_floats", "ok": False, "error": "cell [4] raised ValueError: x", "seconds": 1}]}
     run = _run_folder(tmp_path, record, ["01_napkin_math.ipynb", "02_floats.ipynb", "03_tensors.ipynb"])
     chosen, warnings = chapters_from_run(ROOT, run)
     assert chosen == {"01_napkin_math.ipynb": run / "01_napkin_math.ipynb"}
@@ -282,6 +325,51 @@ def test_book_from_a_folder_without_record_warns_and_an_empty_one_is_refused(tmp
     empty.mkdir()
     with pytest.raises(FileNotFoundError, match="holds no executed chapters"):
         chapters_from_run(ROOT, empty)
+
+
+def test_book_from_a_hand_edited_record_is_one_clear_error(tmp_path, capsys):
+    """Issue 20.14: "ok": "false", machine a string, measurements null... gave tracebacks (exit 1)."""
+    from cs336_lec2.publish import cli
+    from cs336_lec2.publish.book import chapters_from_run
+
+    record = {"chapters": [{"name": "01_napkin_math", "ok": "false", "error": None, "seconds": 1.0}]}
+    run = _run_folder(tmp_path, record, ["01_napkin_math.ipynb"])
+    with pytest.raises(ValueError, match=r"^run-record\.json: chapters\[0\]\.ok must be true or false, got 'false'$"):
+        chapters_from_run(ROOT, run)
+    (run / "run-record.json").write_text(json.dumps({**RECORD, "machine": "H100", "measurements": None}))
+    assert cli.main(["book", "--root", str(ROOT), "--from", str(run), "--build-dir", str(tmp_path / "b")]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert err == ["cs336-lec2 book: run-record.json: machine must be an object, got str 'H100'"]
+    assert not (tmp_path / "b" / "html" / "index.html").exists()
+
+
+def test_book_from_a_notebook_without_cells_falls_back_with_a_warning(tmp_path):
+    """Issue 20.14/15: a corrupt notebook in --from crashed the build; it is named and the committed one used."""
+    from cs336_lec2.publish.book import chapters_from_run
+
+    record = {"chapters": [{"name": n, "ok": True, "error": None, "seconds": 1.0}
+                           for n in ("01_napkin_math", "02_floats")]}
+    run = _run_folder(tmp_path, record, ["01_napkin_math.ipynb", "02_floats.ipynb"])
+    (run / "01_napkin_math.ipynb").write_text('{"metadata": {}, "nbformat": 4, "nbformat_minor": 5}')
+    (run / "02_floats.ipynb").write_text('{"cells": [')
+    chosen, warnings = chapters_from_run(ROOT, run)
+    assert chosen == {}
+    assert any(w.startswith("01_napkin_math: its notebook there is unreadable (") for w in warnings)
+    assert any(w.startswith("02_floats: its notebook there is unreadable (") for w in warnings)
+    (run / "run-record.json").unlink()
+    chosen, warnings = chapters_from_run(ROOT, run)
+    assert chosen == {} and sum("unreadable" in w for w in warnings) == 2
+
+
+def test_build_book_refuses_an_empty_build_dir(tmp_path, monkeypatch):
+    """Issue 20.2: book --build-dir "" wrote html/ and stage/ into the working folder."""
+    from cs336_lec2.publish.book import build_book
+
+    monkeypatch.chdir(tmp_path)
+    for empty in ("", "  "):
+        with pytest.raises(ValueError, match=r"^build_dir: .* is not a folder name"):
+            build_book(ROOT, build_dir=empty)
+    assert list(tmp_path.iterdir()) == []
 
 
 # ---- newcomer paper cuts (issue 15 items 7 and 8): the documented commands work ----
@@ -498,3 +586,9 @@ def test_the_book_workflow_builds_from_a_refresh_run_and_publishes_the_colab_not
     publish = next(s["run"] for s in steps if "colab" in s.get("name", "").lower())
     assert "cd _build/colab" in publish and "colab_branch" in publish and "git push" in publish
     assert book["permissions"]["contents"] == "write" and book["permissions"]["actions"] == "read"
+
+
+def test_results_page_takes_a_nul_in_a_label():
+    record = json.loads(json.dumps(RECORD))
+    record["measurements"][2]["label"] = "a\x00b 12"
+    assert r"| a b 12 | 325 µs |" in render_markdown([("r", record)], "en", None)

@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from cs336_lec2.checks import check_choice, check_count, check_int, check_positive_real
+from cs336_lec2.checks import check_bool, check_choice, check_count, check_int, check_positive_real, check_real
 
 
 @given(st.integers(-50, 50), st.integers(-50, 50), st.one_of(st.none(), st.integers(-50, 50)))
@@ -102,3 +102,50 @@ def test_check_choice():
     for bad in ("c", None, 1):
         with pytest.raises(ValueError, match=r"^mode must be one of \('a', 'b'\), got "):
             check_choice("mode", bad, ("a", "b"))
+
+
+@pytest.mark.parametrize("flag", [np.True_, np.False_])
+def test_numpy_bools_are_not_numbers(flag):
+    """Issue 20.7: np.bool_ passed as 1 (training_days(..., mfu=np.True_) gave 6.72 days)."""
+    for check in (lambda v: check_positive_real("mfu", v), lambda v: check_real("x", v),
+                  lambda v: check_int("n", v, minimum=0), lambda v: check_count("n", v, minimum=0)):
+        with pytest.raises(TypeError, match=r"must be .*got bool"):
+            check(flag)
+
+
+def test_training_days_refuses_a_numpy_bool_mfu():
+    from cs336_lec2.napkin import training_days
+
+    with pytest.raises(TypeError, match="mfu must be a positive number, got bool"):
+        training_days(70e9, 15e12, 1024, 312e12, mfu=np.True_)
+
+
+@pytest.mark.parametrize("value", [math.nan, math.inf, -math.inf, np.float32("nan"), np.float64("inf")])
+def test_check_real_refuses_what_is_not_finite(value):
+    with pytest.raises(ValueError, match=r"^x must be a finite number, got "):
+        check_real("x", value)
+
+
+def test_check_real_takes_numpy_scalars_and_bounds():
+    assert check_real("lr", np.float32(0.5)) == 0.5 and type(check_real("n", np.int64(2))) is float
+    assert check_real("x", 0, minimum=0, maximum=1) == 0.0
+    with pytest.raises(ValueError, match=r"^x must be a number in \[0, 1\], got 1.5$"):
+        check_real("x", 1.5, minimum=0, maximum=1)
+    with pytest.raises(ValueError, match=r"^x must be a number >= 0, got -1$"):
+        check_real("x", -1, minimum=0)
+    with pytest.raises(ValueError, match=r"^x is a 1101-bit integer, beyond the range of a float"):
+        check_real("x", 2**1100)
+    for bad in ("1", None, b"1", [1]):
+        with pytest.raises(TypeError, match=r"^x must be a finite number, got "):
+            check_real("x", bad)
+
+
+@pytest.mark.parametrize("flag", ["False", "no", 0, 1, None, 0.0])
+def test_check_bool_refuses_strings_and_numbers(flag):
+    """Issue 20.7: the string "False" is true to Python; a flag takes only a real bool."""
+    with pytest.raises(TypeError, match=r"^gated must be True or False, got "):
+        check_bool("gated", flag)
+
+
+def test_check_bool_takes_python_and_numpy_bools():
+    assert check_bool("g", True) is True and check_bool("g", np.False_) is False

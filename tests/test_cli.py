@@ -153,3 +153,33 @@ def test_info_measure_prints_the_measured_roof_beside_the_peak(capsys):
     out = capsys.readouterr().out
     roof = out.split("measured compute roof", 1)[1]
     assert "fp32:" in roof and "bf16:" in roof and "of the peak above" in roof
+
+
+def test_info_is_concise_and_sources_come_with_a_flag(capsys):
+    """Issue 24.9: info printed ~400-character lines of citations; now they are behind --sources."""
+    assert cli.main(["info", "--device", "cpu"]) == 0
+    out = capsys.readouterr().out
+    assert max(len(line) for line in out.splitlines()) <= 100 and "info --sources" in out
+    assert "turbo allowance" not in out
+    assert cli.main(["info", "--device", "cpu", "--sources"]) == 0
+    out = capsys.readouterr().out
+    assert "sources:" in out and "fp32: estimate =" in out
+
+
+def test_execute_takes_a_chapters_own_name(repo_root, capsys):
+    """Issue 24.9: --chapters 05_flops_and_mfu (the chapter's own name) must be taken like 5."""
+    from cs336_lec2.publish.execute import find_chapters
+
+    notebooks = repo_root / "notebooks"
+    for name in ("5", "05", "05_flops_and_mfu", "05_flops_and_mfu.ipynb", "flops_and_mfu"):
+        assert [p.stem for p in find_chapters(notebooks, [name])] == ["05_flops_and_mfu"]
+    args = cli.build_parser().parse_args(["execute", "--notebooks", str(notebooks), "--chapters", "05_flops_and_mfu",
+                                          "--output", "x"])
+    assert args.chapters == ["05_flops_and_mfu"]
+
+
+def test_in_place_with_a_large_preset_names_the_flags(capsys):
+    """Issue 20.15: --in-place --preset large named the Python argument in_place, not the flag."""
+    assert cli.main(["execute", "--in-place", "--preset", "large"]) == 2
+    err = _one_line_error(capsys, "--in-place refreshes the committed CPU reference")
+    assert "--preset large" in err and "in_place" not in err.replace("--in-place", "")

@@ -21,8 +21,8 @@ from cs336_lec2.distributed import launcher as L
     [
         (lambda: L.launch([], world_size=2), "spec"),
         (lambda: L.launch({}, world_size=0), "world_size"),
-        (lambda: L.launch({}, backend="mpi"), "backend"),
-        (lambda: L.launch({}, timeout=0), "timeout"),
+        (lambda: L.launch({"task": "hang"}, backend="mpi"), "backend"),
+        (lambda: L.launch({"task": "hang"}, timeout=0), "timeout"),
         (lambda: L.train_single_process([]), "spec"),
         (lambda: L.train_single_process({}, micro_batches=0), "micro_batches"),
     ],
@@ -151,3 +151,93 @@ def test_sharded_training_matches_formula_and_single_process(monkeypatch: pytest
     assert results[1]["fsdp2"]["comm_per_step"][0] == {  # padded buffers: N equal pieces
         "all_gather": 2 * 2 * 4 * padded, "reduce_scatter": 2 * 4 * padded}
     _assert_all_gone(started)
+
+
+# ---- issue 20.12 and 20.15: orphans, signals, bounds, specs the worker cannot run -----------------------------
+
+
+@pytest.mark.parametrize(
+    ("call", "error", "match"),
+    [
+        (lambda: L.launch({"task": "hang"}, world_size=1000), ValueError, r"world_size must be an int in \[1, 32\]"),
+        (lambda: L.pick_backend(10**6), ValueError, r"world_size must be an int in \[1, 32\]"),
+        (lambda: L.launch({"strategies": ["ddp"]}), ValueError, r"spec needs a 'task', one of \('train'"),
+        (lambda: L.launch({"task": "dance"}), ValueError, r"spec\['task'\] must be one of"),
+        (lambda: L.launch({"task": "train", "batch": 1}, world_size=2), ValueError,
+         r"spec\['batch'\]=1 must be a multiple of world_size=2"),
+        (lambda: L.launch({"task": "train", "batch": 6}, world_size=4), ValueError, r"multiple of world_size=4"),
+        (lambda: L.launch({"task": "fail", "fail_rank": 2}, world_size=2), ValueError, r"spec\['fail_rank'\]"),
+        (lambda: L.launch({"task": "hang"}, timeout=math.inf), ValueError, "timeout must be a positive finite number"),
+        (lambda: L.launch({"task": "hang"}, timeout=math.nan), ValueError, "timeout must be a positive finite number"),
+    ],
+)
+def test_bad_launches_are_refused_before_any_rank_starts(call, error, match, monkeypatch) -> None:
+    started = _recording_popen(monkeypatch)
+    with pytest.raises(error, match=match):
+        call()
+    assert started == []
+
+
+def test_sigterm_to_the_launcher_stops_its_ranks(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Issue 20.12: SIGTERM to the process that called launch() left both ranks alive."""
+    import signal
+
+    started = _recording_popen(monkeypatch)
+    calls = []
+    real_sleep = time.sleep
+
+    def terminate(seconds: float) -> None:
+        calls.append(seconds)
+        if len(calls) == 20:
+            os.kill(os.getpid(), signal.SIGTERM)
+        real_sleep(seconds)
+
+    monkeypatch.setattr(L.time, "sleep", terminate)
+    with pytest.raises(KeyboardInterrupt, match="SIGTERM"):
+        L.launch({"task": "hang"}, world_size=2, timeout=60)
+    _assert_all_gone(started)
+    assert signal.getsignal(signal.SIGTERM) is signal.SIG_DFL
+
+
+LAUNCHING_CHILD = "from cs336_lec2.distributed.launcher import launch; launch({'task': 'hang'}, timeout=120)"
+
+
+def _ranks_of(child: subprocess.Popen) -> list:
+    psutil = pytest.importorskip("psutil")
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        ranks = psutil.Process(child.pid).children()
+        if len(ranks) == 2:
+            return ranks
+        time.sleep(0.2)
+    raise AssertionError("the child did not start two ranks")
+
+
+@pytest.mark.skipif(not os.path.isdir("/proc"), reason="the parent-death signal is Linux's")
+@pytest.mark.parametrize("how", ["SIGKILL", "SIGTERM"])
+def test_ranks_die_with_the_launching_process(how: str) -> None:
+    """Issue 20.12: killing the process that called launch() left both ranks alive (PPID 1) and a temp folder."""
+    import signal
+    import sys
+    import tempfile
+    from pathlib import Path
+
+    psutil = pytest.importorskip("psutil")
+    env = {**os.environ, "PYTHONPATH": str(Path(L.__file__).resolve().parents[2])}
+    child = subprocess.Popen([sys.executable, "-c", LAUNCHING_CHILD], env=env, stdout=subprocess.DEVNULL,
+                             stderr=subprocess.DEVNULL)
+    try:
+        ranks = _ranks_of(child)
+        os.kill(child.pid, getattr(signal, how))
+        child.wait(timeout=30)
+        _gone, alive = psutil.wait_procs(ranks, timeout=20)
+        assert alive == [], f"ranks outlived their parent after {how}"
+    finally:
+        child.kill()
+        child.wait()
+    folders = list(Path(tempfile.gettempdir()).glob(f"cs336_lec2_dist_{child.pid}_*"))
+    if how == "SIGTERM":
+        assert folders == []  # cleaned up on the way out
+    else:  # a SIGKILLed parent cannot clean up; the next launch removes its folder
+        L._remove_stale_folders()
+        assert not any(f.exists() for f in folders)

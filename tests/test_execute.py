@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 from pathlib import Path
 
 import nbformat
@@ -115,9 +116,10 @@ def test_output_that_is_the_notebooks_folder_is_refused(chapters):
     assert {p.name: p.read_bytes() for p in chapters.iterdir()} == before
 
 
-@pytest.mark.parametrize("timeout", [0, -5, True, "60"])
+@pytest.mark.parametrize("timeout", [0, -5, True, "60", 0.001, float("inf"), float("nan")])
 def test_timeout_must_be_positive(chapters, tmp_path, timeout):
-    with pytest.raises(ValueError, match="timeout must be a positive number"):
+    """Issue 20.15: timeout=0.001 and timeout=inf were taken, and failed later with unrelated messages."""
+    with pytest.raises(ValueError, match="timeout must be a finite number of seconds per cell, at least 1, got "):
         execute(chapters, output=tmp_path / "out", progress=False, timeout=timeout)
     assert not (tmp_path / "out").exists()
 
@@ -206,7 +208,7 @@ def test_execute_leaks_no_file_descriptor(chapters, tmp_path, monkeypatch):
 
 
 @pytest.mark.slow
-def test_timeouts_and_dead_kernels_name_the_cell(tmp_path):
+def test_timeouts_and_dead_kernels_name_the_cell(tmp_path, capfd):
     src = tmp_path / "notebooks"
     src.mkdir()
     _chapter(src / "01_slow.ipynb", "import time\ntime.sleep(60)")
@@ -218,6 +220,9 @@ def test_timeouts_and_dead_kernels_name_the_cell(tmp_path):
     (dies,) = execute(src, chapters=["02"], output=tmp_path / "b", device="cpu", progress=False, timeout=120,
                       log=lambda _: None).chapters
     assert dies.error.startswith("the kernel died while running cell [3] (import os)")
+    # issue 20.13: no kernel traceback (zmq.error.ZMQError) and no "Timeout waiting for execute reply" line
+    printed = capfd.readouterr()
+    assert "Traceback" not in printed.err + printed.out and "Timeout waiting" not in printed.err + printed.out
 
 
 def test_a_folder_the_process_may_not_write_is_named(tmp_path, monkeypatch):
@@ -230,3 +235,163 @@ def test_a_folder_the_process_may_not_write_is_named(tmp_path, monkeypatch):
     (tmp_path / "ro").mkdir()
     with pytest.raises(ValueError, match=r"--build-dir: the folder .*ro is not writable"):
         check_output_dir(tmp_path / "ro", "--build-dir")
+
+
+# ---- issue 20: data loss, mixed runs, signals, chapter selection -------------------------------------------
+
+
+def test_in_place_write_is_atomic_on_enospc(chapters, monkeypatch):
+    """Issue 20.1: a write that failed with ENOSPC left the committed notebook at 0 bytes."""
+    import errno
+
+    from cs336_lec2.publish import guard
+
+    before = (chapters / "01_good.ipynb").read_bytes()
+
+    def full_disk(fd):
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    _fake_papermill(monkeypatch, _copy)
+    monkeypatch.setattr(guard.os, "fsync", full_disk)
+    with pytest.raises(OSError, match=r"writing .*01_good.ipynb failed \(No space left on device\); the earlier file"):
+        execute(chapters, chapters=["01"], in_place=True, progress=False, log=lambda _: None)
+    assert (chapters / "01_good.ipynb").read_bytes() == before
+    assert sorted(p.name for p in chapters.iterdir() if p.name.startswith(".")) == []  # no temp or scratch file
+
+
+def test_enospc_at_the_cli_is_one_line_and_a_nonzero_exit(chapters, monkeypatch, capsys):
+    import errno
+
+    from cs336_lec2.publish import guard
+    from cs336_lec2.publish.cli import main
+
+    _fake_papermill(monkeypatch, _copy)
+    monkeypatch.setattr(guard.os, "fsync", lambda fd: (_ for _ in ()).throw(OSError(errno.ENOSPC, "No space left")))
+    assert main(["execute", "--in-place", "--notebooks", str(chapters), "--chapters", "1", "--no-progress"]) == 1
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and err[0].startswith("cs336-lec2 execute: writing ") and "No space left" in err[0]
+
+
+@pytest.mark.parametrize("output", ["", "  "])
+def test_empty_output_is_refused(chapters, output, monkeypatch, tmp_path):
+    """Issue 20.2: output="" (an unset shell variable) meant the current folder and replaced a notebook."""
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(ValueError, match=r"^output: .* is not a folder name"):
+        execute(chapters, output=output, progress=False)
+    with pytest.raises(ValueError, match="is not a folder name"):
+        check_output_dir(output, "--output")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["notebooks"]
+
+
+def test_empty_folder_flags_are_refused_at_the_cli(capsys):
+    from cs336_lec2.publish.cli import main
+
+    for argv in (["execute", "--output", ""], ["book", "--build-dir", ""], ["book", "--from", " "]):
+        with pytest.raises(SystemExit) as exit_info:
+            main(argv)
+        assert exit_info.value.code == 2
+        assert "is not a folder name (an unset variable?)" in capsys.readouterr().err
+
+
+def test_a_torn_measurement_line_still_writes_the_record(chapters, tmp_path, monkeypatch):
+    """Issue 20.3: one torn line in the measurements file lost the run record."""
+    from cs336_lec2.results import RESULTS_ENV
+
+    def torn(source: Path, target: Path) -> None:
+        _copy(source, target)
+        with open(os.environ[RESULTS_ENV], "a") as f:
+            f.write('{"kind": "timing", "label": "ok", "seconds": 1.0}\n{"kind": "tim')
+
+    _fake_papermill(monkeypatch, torn)
+    lines: list[str] = []
+    record = execute(chapters, chapters=["01"], output=tmp_path / "out", device="cpu", progress=False,
+                     log=lines.append)
+    saved = json.loads((tmp_path / "out" / RECORD_NAME).read_text())
+    assert [m["label"] for m in saved["measurements"]] == ["ok"] == [m["label"] for m in record.measurements]
+    assert any("line 2: skipped a measurement that is not JSON" in line for line in lines)
+
+
+def test_two_runs_into_one_folder_are_refused(chapters, tmp_path, monkeypatch):
+    """Issue 20.4: two runs into one output folder mixed their notebooks and their log silently."""
+    from cs336_lec2.publish.guard import LOCK_NAME, folder_lock
+
+    out = tmp_path / "out"
+    out.mkdir()
+    _fake_papermill(monkeypatch, _copy)
+    with folder_lock(out):
+        with pytest.raises(ValueError, match=r"another cs336-lec2 execute is running into .*out"):
+            execute(chapters, chapters=["01"], output=out, device="cpu", progress=False, log=lambda _: None)
+        assert not (out / RECORD_NAME).exists()
+    execute(chapters, chapters=["01"], output=out, device="cpu", progress=False, log=lambda _: None)
+    assert (out / RECORD_NAME).exists() and not (out / LOCK_NAME).exists()
+
+
+def test_chapter_12_is_chapter_12_only(chapters):
+    """Issue 20.8: execute(chapters="12") ran chapters 01 and 02; 5.5 and Arabic-Indic digits picked 05."""
+    _chapter(chapters / "12_twelve.ipynb", "print(12)")
+    assert [p.stem for p in find_chapters(chapters, "12")] == ["12_twelve"]
+    assert [p.stem for p in find_chapters(chapters, ["12"])] == ["12_twelve"]
+    assert [p.stem for p in find_chapters(chapters, "good")] == ["01_good"]  # the name without its number
+    assert [p.stem for p in find_chapters(chapters, ["02_bad", "03_after.ipynb"])] == ["02_bad", "03_after"]
+    for bad in ("1.5", "\u0661", "\u00b2", "+1", "1e0"):
+        expected = rf"^chapters: {re.escape(repr(bad))} is not a chapter number; give a whole number"
+        with pytest.raises(ValueError, match=expected):
+            find_chapters(chapters, [bad])
+    with pytest.raises(TypeError, match="chapters: each chapter must be a str"):
+        find_chapters(chapters, [1])
+
+
+def test_chapter_selection_errors_at_the_cli_name_the_flag(chapters, capsys):
+    from cs336_lec2.publish.cli import main
+
+    assert main(["execute", "--notebooks", str(chapters), "--output", "x", "--chapters", "\u00b2"]) == 2
+    assert capsys.readouterr().err.strip() == (
+        "cs336-lec2 execute: --chapters: '\u00b2' is not a chapter number; give a whole number in ASCII digits "
+        "(5 or 05) or a chapter's name (05_flops_and_mfu)")
+
+
+def test_sigterm_is_handled_like_ctrl_c(chapters, tmp_path, monkeypatch, capsys):
+    """Issue 20.13: SIGTERM skipped all cleanup (exit 143, no message, .NN.running.ipynb left, empty log)."""
+    import signal
+
+    from cs336_lec2.publish.cli import main
+    from cs336_lec2.publish.guard import Terminated
+
+    def killed(source: Path, target: Path) -> None:
+        target.write_text("half a notebook")
+        os.kill(os.getpid(), signal.SIGTERM)
+
+    _fake_papermill(monkeypatch, killed)
+    out = tmp_path / "out"
+    with pytest.raises(Terminated):
+        execute(chapters, output=out, device="cpu", progress=False, log=lambda _: None)
+    assert sorted(p.name for p in out.iterdir()) == ["execute.log"]
+    assert "interrupted (SIGTERM): no run record written" in (out / "execute.log").read_text()
+    assert signal.getsignal(signal.SIGTERM) is signal.SIG_DFL  # the handler is restored
+    assert main(["execute", "--notebooks", str(chapters), "--output", str(out), "--device", "cpu",
+                 "--no-progress"]) == 143
+    assert capsys.readouterr().err.strip().splitlines()[-1] == (
+        "cs336-lec2 execute: terminated (SIGTERM); nothing half-done was kept")
+
+
+def test_kernels_log_no_traceback_on_interrupt(chapters, tmp_path, monkeypatch):
+    """Issue 20.13: Ctrl-C printed the kernel's 20-line zmq.error.ZMQError traceback before the clean line."""
+    seen = {}
+
+    def run(source, target, **kwargs):
+        seen.update(kwargs)
+        _copy(Path(source), Path(target))
+
+    monkeypatch.setattr(papermill, "execute_notebook", run)
+    execute(chapters, chapters=["01"], output=tmp_path / "o", device="cpu", progress=False, log=lambda _: None)
+    assert "--IPKernelApp.log_level=CRITICAL" in seen["extra_arguments"]
+
+
+def test_a_torn_executed_notebook_is_a_failed_chapter_not_a_traceback(chapters, tmp_path, monkeypatch):
+    """Issue 20.15: a disk that filled up during --output gave "Notebook does not appear to be JSON"."""
+    _fake_papermill(monkeypatch, lambda source, target: target.write_text('{"cells": [{"cell_t'))
+    (run,) = execute(chapters, chapters=["01"], output=tmp_path / "o", device="cpu", progress=False,
+                     log=lambda _: None).chapters
+    assert not run.ok and run.error.startswith("its executed copy .01_good.running.ipynb could not be read back (")
+    assert run.error.endswith("is the disk full?")
+    assert sorted(p.name for p in (tmp_path / "o").iterdir()) == ["execute.log", RECORD_NAME]

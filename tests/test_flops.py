@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+import numpy as np
 import pytest
 import torch
 from hypothesis import given, settings
@@ -141,7 +142,7 @@ def test_mfu_above_one_against_an_estimate_blames_the_estimate():
 
 @pytest.mark.parametrize(("args", "match"), [
     ((1e12, 0, 1e12), "seconds"), ((1e12, -1, 1e12), "seconds"), ((1e12, float("nan"), 1e12), "seconds"),
-    ((-1, 1, 1e12), "flops"), ((float("inf"), 1, 1e12), "flops"), ((True, 1, 1e12), "flops"),
+    ((-1, 1, 1e12), "flops"), ((float("inf"), 1, 1e12), "flops"), ((2**1100, 1, 1e12), "flops is a 1101-bit"),
     ((1e12, 1, 0), "peak"), ((1e12, 1, -5e12), "peak"), ((1e12, 1, Peak(0.0, "fp32", "x", "s", False)), "peak"),
 ])
 def test_mfu_rejects_bad_input(args, match):
@@ -152,6 +153,16 @@ def test_mfu_rejects_bad_input(args, match):
 def test_mfu_rejects_non_numbers():
     with pytest.raises(TypeError, match="seconds"):
         mfu(1e12, "1 s", 1e12)  # type: ignore[arg-type]
+    for flag in (True, np.True_):  # issue 20.7: a bool is no count of FLOPs
+        with pytest.raises(TypeError, match="flops must be a finite number, got bool"):
+            mfu(flag, 1.0, 1e12)
+
+
+def test_mfu_of_a_huge_flop_count_is_a_clear_error():
+    """Issue 20.14: mfu(flops=2**1100) raised OverflowError from math.isfinite."""
+    with pytest.raises(ValueError, match=r"^flops is a 1101-bit integer, beyond the range of a float"):
+        mfu(2**1100, 1.0, 1e12)
+    assert mfu(2**60, 1.0, 2.0**61) == 0.5
 
 
 def test_mfu_not_strict_returns_an_over_estimate_against_an_estimated_peak():

@@ -7,6 +7,7 @@ import math
 from collections.abc import Callable
 from typing import Any
 
+import numpy as np
 import pytest
 import torch
 from hypothesis import given, settings
@@ -272,22 +273,28 @@ def test_make_optimizer() -> None:
 
 
 BAD_HYPER = [
-    (SGD, {"lr": -0.1}, ValueError, r"lr must be in \[0.0, inf\], got -0.1"),
-    (SGD, {"lr": float("nan")}, ValueError, "lr must be in"),
+    (SGD, {"lr": -0.1}, ValueError, r"lr must be a finite number in \[0.0, inf\), got -0.1"),
+    (SGD, {"lr": float("nan")}, ValueError, "lr must be a finite number in"),
     (SGD, {"lr": "0.1"}, TypeError, "lr must be a number, got str"),
     (SGD, {"lr": True}, TypeError, "lr must be a number, got bool"),
-    (SGD, {"weight_decay": -1.0}, ValueError, "weight_decay must be in"),
-    (Momentum, {"momentum": 1.0}, ValueError, r"momentum must be in \[0.0, 1.0\), got 1.0"),
-    (Momentum, {"momentum": -0.1}, ValueError, "momentum must be in"),
-    (AdaGrad, {"eps": 0.0}, ValueError, r"eps must be in \(0.0, inf\], got 0.0"),
+    (SGD, {"weight_decay": -1.0}, ValueError, "weight_decay must be a finite number in"),
+    (Momentum, {"momentum": 1.0}, ValueError, r"momentum must be a finite number in \[0.0, 1.0\), got 1.0"),
+    (Momentum, {"momentum": -0.1}, ValueError, "momentum must be a finite number in"),
+    (AdaGrad, {"eps": 0.0}, ValueError, r"eps must be a finite number in \(0.0, inf\), got 0.0"),
     (AdaGrad, {"eps_inside_sqrt": 1}, TypeError, "eps_inside_sqrt must be a bool"),
-    (RMSProp, {"alpha": 1.5}, ValueError, r"alpha must be in \[0.0, 1.0\], got 1.5"),
-    (RMSProp, {"eps": -1e-8}, ValueError, "eps must be in"),
-    (Adam, {"betas": (0.9, 1.0)}, ValueError, r"betas\[1\] must be in \[0.0, 1.0\), got 1.0"),
-    (Adam, {"betas": (-0.1, 0.999)}, ValueError, r"betas\[0\] must be in"),
+    (RMSProp, {"alpha": 1.5}, ValueError, r"alpha must be a finite number in \[0.0, 1.0\], got 1.5"),
+    (RMSProp, {"eps": -1e-8}, ValueError, "eps must be a finite number in"),
+    (Adam, {"betas": (0.9, 1.0)}, ValueError, r"betas\[1\] must be a finite number in \[0.0, 1.0\), got 1.0"),
+    (Adam, {"betas": (-0.1, 0.999)}, ValueError, r"betas\[0\] must be a finite number in"),
     (Adam, {"betas": 0.9}, TypeError, r"betas must be a pair \(beta1, beta2\), got 0.9"),
     (AdamW, {"betas": (0.9, 0.99, 0.9)}, TypeError, "betas must be a pair"),
-    (AdamW, {"weight_decay": -0.01}, ValueError, "weight_decay must be in"),
+    (AdamW, {"weight_decay": -0.01}, ValueError, "weight_decay must be a finite number in"),
+    # issue 20.7: an infinite lr or weight decay turns every weight into ±inf in one step
+    (SGD, {"lr": float("inf")}, ValueError, r"lr must be a finite number in \[0.0, inf\), got inf"),
+    (SGD, {"weight_decay": float("inf")}, ValueError, "weight_decay must be a finite number in"),
+    (AdamW, {"weight_decay": float("inf")}, ValueError, "weight_decay must be a finite number in"),
+    (Adam, {"eps": float("inf")}, ValueError, "eps must be a finite number in"),
+    (SGD, {"lr": np.True_}, TypeError, "lr must be a number, got bool"),
 ]
 
 
@@ -301,7 +308,7 @@ def test_rejects_bad_hyper_parameters(
 
 def test_rejects_bad_param_group_override() -> None:
     opt = SGD([torch.zeros(1, requires_grad=True)], lr=0.1)
-    with pytest.raises(ValueError, match="lr must be in"):
+    with pytest.raises(ValueError, match="lr must be a finite number in"):
         opt.add_param_group({"params": [torch.zeros(1, requires_grad=True)], "lr": -1.0})
 
 
@@ -317,3 +324,21 @@ def test_rejects_sparse_gradients_and_empty_params() -> None:
 def test_optimizer_state_bytes_rejects_non_optimizer() -> None:
     with pytest.raises(TypeError, match=r"optimizer must be a torch\.optim\.Optimizer, got dict"):
         optimizer_state_bytes({})  # type: ignore[arg-type]
+
+
+def test_numpy_scalar_hyper_parameters_are_numbers():
+    """Issue 20.15: lr=np.float32(.1) was refused as "must be a number"; it is stored as a Python float."""
+    p = torch.ones(2, requires_grad=True)
+    opt = make_optimizer("adamw", [p], lr=np.float32(0.5), betas=(np.float64(0.9), 0.99), weight_decay=np.int64(0))
+    group = opt.param_groups[0]
+    assert type(group["lr"]) is float and group["lr"] == 0.5 and group["betas"] == (0.9, 0.99)
+    p.grad = torch.ones(2)
+    opt.step()
+    assert torch.isfinite(p).all() and p.dtype == torch.float32
+
+
+def test_infinite_learning_rate_is_refused_before_any_weight_changes():
+    """Issue 20.7: make_optimizer('sgd', lr=inf) was accepted, and one step made every weight -inf."""
+    for hyper in ({"lr": math.inf}, {"lr": 0.1, "weight_decay": math.inf}):
+        with pytest.raises(ValueError, match="must be a finite number"):
+            make_optimizer("sgd", [torch.ones(2, requires_grad=True)], **hyper)

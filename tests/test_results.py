@@ -50,3 +50,26 @@ def test_non_finite_values_are_refused(bad):
 def test_non_scalar_values_are_refused():
     with pytest.raises(TypeError, match="shape must be a str, int, float or bool"):
         publish("timing", shape=[1, 2])
+
+
+def test_torn_line_in_measurements_is_skipped_with_a_warning(tmp_path):
+    """Issue 20.3: one torn line ("Unterminated string...") cost the whole run record."""
+    target = tmp_path / "results.jsonl"
+    good = json.dumps({"kind": "timing", "label": "a", "seconds": 0.5})
+    target.write_text(good + "\n" + '{"kind": "timing", "label": "b' + "\n[1, 2]\n\n" + good + "\n")
+    messages: list[str] = []
+    records = read_published(target, warn=messages.append)
+    assert [r["label"] for r in records] == ["a", "a"]
+    assert len(messages) == 2
+    assert messages[0].startswith("results.jsonl, line 2: skipped a measurement that is not JSON")
+    assert "line 3" in messages[1]
+    with pytest.warns(UserWarning) as caught:
+        assert len(read_published(target)) == 2
+    assert ["line 2" in str(w.message) for w in caught] == [True, False]
+
+
+def test_publish_refuses_ints_beyond_64_bits():
+    """Issue 20.14: publish(seconds=10**400) was accepted, and the results page then crashed on it."""
+    with pytest.raises(ValueError, match=r"^seconds is a 1329-bit integer: a published measurement must fit in 64"):
+        publish("timing", label="x", seconds=10**400)
+    assert publish("memory", label="x", estimate_bytes=2**62, measured_bytes=1)["estimate_bytes"] == 2**62

@@ -366,3 +366,72 @@ def test_resume_rejects_other_runs(tmp_path: Path) -> None:
     save_checkpoint(tmp_path / "plain.pt", model, make_optimizer("sgd", model.parameters(), lr=0.001), step=3)
     with pytest.raises(ValueError, match="must be a checkpoint written by train"):
         train(**SMALL, resume_from=tmp_path / "plain.pt")
+
+
+@pytest.mark.parametrize(
+    ("damage", "match"),
+    [
+        (lambda c: c["rng"].pop("cuda"), r"rng\['cuda'\] is missing or not a list"),
+        (lambda c: c["rng"].pop("python"), r"rng\['python'\] is missing"),
+        (lambda c: c["rng"]["numpy"].pop(), r"rng\['numpy'\] is not numpy's MT19937 state"),
+        (lambda c: c.pop("step"), r"'step' is missing or not a int"),
+        (lambda c: c.pop("extra"), r"'extra' is missing or not a dict"),
+        (lambda c: c.update(rng="abc"), r"'rng' is missing or not a dict"),
+    ],
+)
+def test_failed_load_checkpoint_changes_nothing(tmp_path: Path, damage, match) -> None:
+    """Issue 20.9: an incomplete rng dict raised KeyError: 'cuda' after weights and the global RNG were overwritten."""
+    torch.manual_seed(0)
+    saved_model = Cruncher(4, 1)
+    save_checkpoint(tmp_path / "c.pt", saved_model, SGD(saved_model.parameters()), step=1)
+    ckpt = torch.load(tmp_path / "c.pt", weights_only=True)
+    damage(ckpt)
+    torch.save(ckpt, tmp_path / "bad.pt")
+    model = Cruncher(4, 1)
+    opt = SGD(model.parameters(), lr=0.5)
+    weights = {k: v.clone() for k, v in model.state_dict().items()}
+    set_seed(123)
+    with pytest.raises(training.CheckpointError, match=rf"^bad\.pt is incomplete: {match}.*; nothing was restored"):
+        load_checkpoint(tmp_path / "bad.pt", model, opt)
+    assert all(torch.equal(v, weights[k]) for k, v in model.state_dict().items())
+    assert opt.param_groups[0]["lr"] == 0.5
+    set_seed(123)
+    expected = torch.randn(3)
+    set_seed(123)
+    with pytest.raises(training.CheckpointError):
+        load_checkpoint(tmp_path / "bad.pt", model, opt)
+    assert torch.equal(torch.randn(3), expected)  # the global RNG was not touched
+
+
+def test_a_restore_that_fails_midway_puts_everything_back(tmp_path: Path, monkeypatch) -> None:
+    """What no check foresees (here: the optimizer refusing its state) is rolled back, not left half-done."""
+    torch.manual_seed(0)
+    model = Cruncher(4, 1)
+    save_checkpoint(tmp_path / "c.pt", model, SGD(model.parameters()), step=1)
+    other = Cruncher(4, 1)
+    opt = SGD(other.parameters())
+    weights = {k: v.clone() for k, v in other.state_dict().items()}
+    real = torch.optim.Optimizer.load_state_dict
+    calls = []
+
+    def refuse_once(self, state):
+        calls.append(1)
+        if len(calls) == 1:
+            raise RuntimeError("simulated")
+        return real(self, state)
+
+    monkeypatch.setattr(torch.optim.Optimizer, "load_state_dict", refuse_once)
+    with pytest.raises(training.CheckpointError, match=r"c\.pt could not be restored \(RuntimeError: simulated\)"):
+        load_checkpoint(tmp_path / "c.pt", other, opt)
+    assert all(torch.equal(v, weights[k]) for k, v in other.state_dict().items())
+
+
+@pytest.mark.parametrize("where", ["", ".", "folder"])
+def test_save_checkpoint_to_a_folder_is_a_clear_error(tmp_path: Path, monkeypatch, where: str) -> None:
+    """Issue 20.14: save_checkpoint("") or a folder raised a raw IsADirectoryError after writing a temp file."""
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "folder").mkdir()
+    model = Cruncher(4, 1)
+    with pytest.raises(ValueError, match=r"^path must name a checkpoint file, got '.*', which is a folder$"):
+        save_checkpoint(where, model, SGD(model.parameters()), step=0)
+    assert sorted(p.name for p in tmp_path.rglob("*")) == ["folder"]  # no temp file left behind

@@ -2,8 +2,10 @@
 
 A bad argument is refused with an error that names it, says what was expected and shows what came,
 never turned into a silently wrong number. ``TypeError`` for the wrong kind of value, ``ValueError``
-for the right kind out of range. ``bool`` is refused wherever a number is expected: ``True`` is an
-int to Python, but never a size or a count to a reader.
+for the right kind out of range. ``bool`` (and numpy's ``np.bool_``) is refused wherever a number is
+expected: ``True`` is an int to Python, but never a size or a count to a reader. Where a flag is
+expected, only a real bool is taken: the string ``"False"`` is true to Python, never to a reader.
+Numpy scalars (``np.float32(0.1)``, ``np.int64(2)``) are numbers like any other.
 """
 
 from __future__ import annotations
@@ -12,6 +14,13 @@ import math
 import numbers
 from collections.abc import Iterable
 from typing import SupportsFloat
+
+import numpy as np
+
+
+def is_bool(value: object) -> bool:
+    """Whether ``value`` is a bool: Python's ``True``/``False`` or numpy's ``np.True_``/``np.False_``."""
+    return isinstance(value, (bool, np.bool_))
 
 
 def _got(value: object) -> str:
@@ -28,7 +37,7 @@ def check_int(name: str, value: object, *, minimum: int, maximum: int | None = N
 
     ``max_bits`` bounds very large ints that later meet a float (``float(2**1024)`` overflows).
     """
-    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
+    if is_bool(value) or not isinstance(value, numbers.Integral):
         raise TypeError(f"{name} must be an int, {_got(value)}")
     if value < minimum or (maximum is not None and value > maximum):
         if maximum is not None:
@@ -46,7 +55,7 @@ def check_count(name: str, value: object, *, minimum: int, max_bits: int | None 
     """A count given as an int or as a float holding a whole number (``70e9``), as an int >= ``minimum``."""
     expected = {0: "a non-negative whole number", 1: "a positive whole number"}.get(
         minimum, f"a whole number >= {minimum}")
-    if isinstance(value, bool) or not isinstance(value, numbers.Real):
+    if is_bool(value) or not isinstance(value, numbers.Real):
         raise TypeError(f"{name} must be {expected}, {_got(value)}")
     if not isinstance(value, numbers.Integral) and not (math.isfinite(value) and value == int(value)):
         raise ValueError(f"{name} must be {expected}, got {value!r}")
@@ -58,18 +67,52 @@ def check_count(name: str, value: object, *, minimum: int, max_bits: int | None 
     return count
 
 
-def check_positive_real(name: str, value: object) -> float:
-    """``value`` (any real number, or anything with ``__float__``) as a positive finite float."""
-    if isinstance(value, bool) or not isinstance(value, (numbers.Real, SupportsFloat)):
-        raise TypeError(f"{name} must be a positive number, {_got(value)}")
+def _as_float(name: str, value: object, expected: str) -> float:
+    """``value`` as a float: a real number that is not a bool, else ``TypeError``; huge ints ``ValueError``."""
+    if is_bool(value) or not isinstance(value, (numbers.Real, SupportsFloat)) or isinstance(value, (str, bytes)):
+        raise TypeError(f"{name} must be {expected}, {_got(value)}")
     try:
-        number = float(value)
+        return float(value)
     except OverflowError:  # an int of 1024 bits or more
         raise ValueError(f"{name} is a {int(value).bit_length()}-bit integer, beyond the range of a float "
                          "(about 1.8e308)") from None
+    except (TypeError, ValueError) as err:  # an object whose __float__ fails
+        raise TypeError(f"{name} must be {expected}, {_got(value)}") from err
+
+
+def check_positive_real(name: str, value: object) -> float:
+    """``value`` (any real number, or anything with ``__float__``) as a positive finite float."""
+    number = _as_float(name, value, "a positive number")
     if not (math.isfinite(number) and number > 0):
         raise ValueError(f"{name} must be a positive finite number, got {value!r}")
     return number
+
+
+def check_real(name: str, value: object, *, minimum: float | None = None, maximum: float | None = None) -> float:
+    """``value`` (a real number: int, float or numpy scalar, not a bool) as a finite float in ``[minimum, maximum]``.
+
+    NaN and infinities are refused: a rate, a size or a time that is not finite is never meaningful.
+    """
+    number = _as_float(name, value, "a finite number")
+    if not math.isfinite(number):
+        raise ValueError(f"{name} must be a finite number, got {value!r}")
+    if (minimum is not None and number < minimum) or (maximum is not None and number > maximum):
+        if minimum is not None and maximum is not None:
+            expected = f"a number in [{minimum:g}, {maximum:g}]"
+        else:
+            expected = f"a number >= {minimum:g}" if minimum is not None else f"a number <= {maximum:g}"
+        raise ValueError(f"{name} must be {expected}, got {value!r}")
+    return number
+
+
+def check_bool(name: str, value: object) -> bool:
+    """``value`` if it is a real bool (``True``/``False``, or numpy's ``np.bool_``), as a Python bool.
+
+    Strings are refused: ``"False"`` and ``"no"`` are true to Python, so taking them would flip a flag.
+    """
+    if not is_bool(value):
+        raise TypeError(f"{name} must be True or False, {_got(value)}")
+    return bool(value)
 
 
 def check_choice(name: str, value: object, choices: Iterable[str]) -> str:

@@ -8,7 +8,6 @@ hardware's FMA does exactly that), which is why the count is ``2k`` and not ``2k
 
 from __future__ import annotations
 
-import math
 import numbers
 from collections.abc import Callable
 from typing import Any
@@ -16,7 +15,7 @@ from typing import Any
 import torch
 from torch.utils.flop_counter import FlopCounterMode
 
-from .checks import check_count, check_positive_real
+from .checks import check_count, check_positive_real, check_real
 from .hardware import Peak
 
 
@@ -109,8 +108,7 @@ def mfu(flops: float, seconds: float, peak: float | Peak, *, strict: bool = True
     """
     if not isinstance(strict, bool):
         raise TypeError(f"strict must be True or False, got {type(strict).__name__} {strict!r}")
-    if isinstance(flops, bool) or not isinstance(flops, numbers.Real) or not math.isfinite(flops) or flops < 0:
-        raise ValueError(f"flops must be a non-negative finite number of FLOPs, got {flops!r}")
+    flops = check_real("flops", flops, minimum=0)  # a finite count of FLOPs; 2**1100 is refused, not overflowed
     secs = check_positive_real("seconds", seconds)
     if isinstance(peak, Peak):
         top, is_estimate = check_positive_real("peak", peak.flops), peak.is_estimate

@@ -24,10 +24,13 @@ The state appears on the first step that sees a gradient; :func:`cs336_lec2.memo
 from __future__ import annotations
 
 import math
+import numbers
 from collections.abc import Callable, Iterable
 from typing import Any
 
 import torch
+
+from .checks import is_bool
 
 Params = Iterable[torch.Tensor] | Iterable[dict[str, Any]]
 State = dict[str, Any]  # optimizer.state[p]
@@ -43,34 +46,42 @@ def _number(
     *,
     open_low: bool = False,
     open_high: bool = False,
-) -> None:
-    """Raise unless ``value`` is a number between ``low`` and ``high`` (ends closed unless ``open_*``)."""
-    if isinstance(value, bool) or not isinstance(value, (int, float)):
+) -> float:
+    """``value`` as a float; raise unless it is a finite number in ``[low, high]`` (open ends with ``open_*``).
+
+    Numpy scalars count as numbers (``lr=np.float32(0.1)``); bools do not, nor NaN or an infinity (an
+    infinite ``lr`` or ``weight_decay`` turns every weight into ±inf or NaN in one step).
+    """
+    if is_bool(value) or not isinstance(value, numbers.Real):
         raise TypeError(f"{name} must be a number, got {type(value).__name__} {value!r}")
+    interval = f"{'(' if open_low else '['}{low}, {high}{')' if open_high or high == math.inf else ']'}"
     too_low = value <= low if open_low else value < low
     too_high = value >= high if open_high else value > high
-    if math.isnan(value) or too_low or too_high:
-        interval = f"{'(' if open_low else '['}{low}, {high}{')' if open_high else ']'}"
-        raise ValueError(f"{name} must be in {interval}, got {value}")
+    if not math.isfinite(value) or too_low or too_high:
+        raise ValueError(f"{name} must be a finite number in {interval}, got {value}")
+    return float(value)
 
 
 def _check_group(group: Group) -> None:
-    """Validate the hyper-parameters a param group carries (defaults and per-group overrides alike)."""
-    _number("lr", group["lr"], 0.0)
+    """Validate the hyper-parameters a param group carries (defaults and per-group overrides alike).
+
+    Numpy scalars become Python floats, so a checkpoint's ``weights_only`` load takes the group back.
+    """
+    group["lr"] = _number("lr", group["lr"], 0.0)
     if "weight_decay" in group:
-        _number("weight_decay", group["weight_decay"], 0.0)
+        group["weight_decay"] = _number("weight_decay", group["weight_decay"], 0.0)
     if "momentum" in group:
-        _number("momentum", group["momentum"], 0.0, 1.0, open_high=True)
+        group["momentum"] = _number("momentum", group["momentum"], 0.0, 1.0, open_high=True)
     if "alpha" in group:
-        _number("alpha", group["alpha"], 0.0, 1.0)
+        group["alpha"] = _number("alpha", group["alpha"], 0.0, 1.0)
     if "eps" in group:
-        _number("eps", group["eps"], 0.0, open_low=True)
+        group["eps"] = _number("eps", group["eps"], 0.0, open_low=True)
     if "betas" in group:
         betas = group["betas"]
         if not isinstance(betas, (tuple, list)) or len(betas) != 2:
             raise TypeError(f"betas must be a pair (beta1, beta2), got {betas!r}")
-        for i, beta in enumerate(betas):
-            _number(f"betas[{i}]", beta, 0.0, 1.0, open_high=True)
+        group["betas"] = tuple(_number(f"betas[{i}]", beta, 0.0, 1.0, open_high=True)
+                               for i, beta in enumerate(betas))
 
 
 class TeachingOptimizer(torch.optim.Optimizer):

@@ -11,6 +11,8 @@ from __future__ import annotations
 import json
 import math
 import os
+import warnings
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -25,6 +27,9 @@ def _plain(value: Any, name: str) -> Any:
         value = value.item()
     if isinstance(value, float) and not math.isfinite(value):
         raise ValueError(f"{name}={value!r}: a published measurement must be a finite number")
+    if isinstance(value, int) and not isinstance(value, bool) and abs(value) >= 2**63:
+        raise ValueError(f"{name} is a {value.bit_length()}-bit integer: a published measurement must fit "
+                         "in 64 bits (the results page computes with it)")
     if value is not None and not isinstance(value, (str, int, float, bool)):
         raise TypeError(f"{name} must be a str, int, float or bool, got {type(value).__name__}")
     return value
@@ -48,9 +53,32 @@ def publish(kind: str, **fields: Any) -> dict[str, Any]:
     return record
 
 
-def read_published(path: str | os.PathLike[str]) -> list[dict[str, Any]]:
-    """Every record in a JSON-lines file written by :func:`publish` (empty if the file is absent)."""
+def read_published(path: str | os.PathLike[str], warn: Callable[[str], None] | None = None) -> list[dict[str, Any]]:
+    """Every record in a JSON-lines file written by :func:`publish` (empty if the file is absent).
+
+    A line that is not a JSON object (torn by a crash or a full disk mid-write) is skipped, with one
+    message to ``warn`` (default: a :class:`UserWarning`) naming the file and the line: one bad line
+    never costs the other measurements.
+    """
     path = Path(path)
     if not path.exists():
         return []
-    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+    records = []
+    for number, line in enumerate(path.read_text(encoding="utf-8", errors="replace").splitlines(), 1):
+        if not line.strip():
+            continue
+        try:
+            record = json.loads(line)
+        except ValueError as err:
+            record, reason = None, f"not JSON ({err})"
+        else:
+            reason = "not a JSON object with a 'kind'"
+        if isinstance(record, dict) and "kind" in record:
+            records.append(record)
+            continue
+        message = f"{path.name}, line {number}: skipped a measurement that is {reason}"
+        if warn is None:
+            warnings.warn(message, UserWarning, stacklevel=2)
+        else:
+            warn(message)
+    return records

@@ -15,6 +15,7 @@ code the file names, so loading an untrusted checkpoint that way is running untr
 
 from __future__ import annotations
 
+import copy
 import math
 import numbers
 import os
@@ -36,6 +37,7 @@ from .checks import check_int
 from .device import get_device
 from .models import Cruncher
 from .optim import make_optimizer
+from .rng import check_rng_states, restore_rng_states, rng_states
 
 MAX_SEED = 2**32 - 1  # numpy's legacy seeding accepts 0 <= seed < 2**32; we use the same range everywhere
 FORMAT = "cs336_lec2.checkpoint/1"
@@ -52,34 +54,6 @@ def set_seed(seed: int) -> None:
     torch.manual_seed(seed)  # also seeds every CUDA device (lazily, when CUDA initialises)
     if torch.cuda.is_available():
         torch.cuda.manual_seed_all(seed)
-
-
-def rng_states(generator: torch.Generator | None = None) -> dict[str, Any]:
-    """Every RNG state as tensors and plain values (loadable with ``weights_only=True``)."""
-    _, key, pos, has_gauss, cached_gaussian = np.random.get_state()
-    version, python_state, gauss = random.getstate()
-    return {
-        "torch": torch.get_rng_state(),
-        "cuda": torch.cuda.get_rng_state_all() if torch.cuda.is_available() else [],
-        "numpy": [torch.from_numpy(key.astype(np.int64)), int(pos), int(has_gauss), float(cached_gaussian)],
-        "python": {"version": version, "state": list(python_state), "gauss": gauss},
-        "generator": None if generator is None else generator.get_state(),
-    }
-
-
-def restore_rng_states(states: dict[str, Any], generator: torch.Generator | None = None) -> None:
-    """Undo :func:`rng_states`. CUDA states are restored only where as many CUDA devices are visible."""
-    torch.set_rng_state(states["torch"])
-    if states["cuda"] and torch.cuda.is_available() and len(states["cuda"]) == torch.cuda.device_count():
-        torch.cuda.set_rng_state_all(states["cuda"])
-    key, pos, has_gauss, cached_gaussian = states["numpy"]
-    np.random.set_state(("MT19937", key.numpy().astype(np.uint32), pos, has_gauss, cached_gaussian))
-    p = states["python"]
-    random.setstate((p["version"], tuple(p["state"]), p["gauss"]))
-    if generator is not None:
-        if states["generator"] is None:
-            raise ValueError("generator was given, but the checkpoint holds no data-generator state")
-        generator.set_state(states["generator"])
 
 
 def _check_plain(name: str, value: object) -> None:
@@ -128,6 +102,8 @@ def save_checkpoint(
     step = check_int("step", step, minimum=0)
     _check_plain("extra", extra)
     path = Path(path)
+    if path.is_dir():  # also "" (the current folder): os.replace would fail with a raw IsADirectoryError
+        raise ValueError(f"path must name a checkpoint file, got {str(path)!r}, which is a folder")
     if not path.parent.is_dir():
         raise FileNotFoundError(f"path: the directory for checkpoint {path.name!r} does not exist")
     payload = {
@@ -218,16 +194,43 @@ def load_checkpoint(
 
     Reads with :func:`read_checkpoint` (``weights_only=True``). Returns ``(step, extra)``: the step
     saved and the extra values given to :func:`save_checkpoint`. Every check (the file, the model's
-    shapes, the optimizer's type and groups) runs before anything is changed.
+    shapes, the optimizer's type and groups, every part and RNG state present) runs before anything is
+    changed, and a failure while restoring puts the earlier states back.
     """
     _check_pair(model, optimizer)
     ckpt = read_checkpoint(path)
+    _check_complete(ckpt, Path(path).name, generator)
     _check_shapes(ckpt["model"], model)
     _check_optimizer(ckpt["optimizer"], optimizer)  # before the model is touched
-    model.load_state_dict(ckpt["model"])
-    optimizer.load_state_dict(ckpt["optimizer"])
-    restore_rng_states(ckpt["rng"], generator)
+    before = ({k: v.clone() for k, v in model.state_dict().items()}, copy.deepcopy(optimizer.state_dict()),
+              rng_states(generator))
+    try:
+        model.load_state_dict(ckpt["model"])
+        optimizer.load_state_dict(ckpt["optimizer"])
+        restore_rng_states(ckpt["rng"], generator)
+    except Exception as err:  # what no check foresaw: put everything back, then say which file
+        model.load_state_dict(before[0])
+        optimizer.load_state_dict(before[1])
+        restore_rng_states(before[2], generator)
+        raise CheckpointError(f"{Path(path).name} could not be restored ({type(err).__name__}: {err}); "
+                              "the model, optimizer and RNG states are as they were") from err
     return ckpt["step"], ckpt["extra"]
+
+
+def _check_complete(ckpt: dict[str, Any], name: str, generator: torch.Generator | None) -> None:
+    """Raise :class:`CheckpointError` naming the first missing or malformed part of a checkpoint."""
+    parts = {"model": dict, "optimizer": dict, "step": int, "rng": dict, "extra": dict}
+    problem = next((f"'{k}' is missing or not a {t.__name__}" for k, t in parts.items()
+                    if not isinstance(ckpt.get(k), t)), None)
+    if problem is None and not all(isinstance(v, torch.Tensor) for v in ckpt["model"].values()):
+        problem = "'model' holds something other than tensors"
+    if problem is None:
+        try:
+            check_rng_states(ckpt["rng"], generator)
+        except ValueError as err:
+            problem = str(err)
+    if problem:
+        raise CheckpointError(f"{name} is incomplete: {problem}; nothing was restored")
 
 
 def regression_batch(

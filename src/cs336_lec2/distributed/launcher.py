@@ -3,7 +3,8 @@
 :func:`launch` starts ``world_size`` processes of :mod:`cs336_lec2.distributed.worker` (gloo over loopback,
 or nccl with a GPU per rank). Rank 0 serves the group's store on a port the OS picks as it binds and
 passes it on through a file; the launcher waits with a timeout, raises the error of the rank that
-failed first (:class:`WorkerError`), and leaves no process behind, also when interrupted.
+failed first (:class:`WorkerError`), and leaves no process behind, also when interrupted (Ctrl-C or
+SIGTERM); on Linux the ranks also die with the process that launched them, should it be killed outright.
 :func:`train_single_process` trains the same spec unsharded in the calling process, the reference
 the ranks must match.
 """
@@ -12,7 +13,6 @@ from __future__ import annotations
 
 import contextlib
 import json
-import numbers
 import os
 import signal
 import socket
@@ -26,7 +26,11 @@ from typing import Any
 import torch
 import torch.distributed as dist
 
-from ..checks import check_choice, check_int
+from ..checks import check_choice, check_int, check_positive_real
+
+MAX_WORLD_SIZE = 32  # each rank is a Python process that imports torch (~0.3 GB): a typo of 1000 would swap the box
+TASKS = ("train", "fail", "crash", "hang")
+_PR_SET_PDEATHSIG = 1  # linux/prctl.h
 
 
 def train_single_process(
@@ -60,9 +64,90 @@ def _loopback_name() -> str | None:
     return next((n for n in ("lo", "lo0") if n in names), None)
 
 
+def _check_world_size(world_size: object) -> int:
+    try:
+        return check_int("world_size", world_size, minimum=1, maximum=MAX_WORLD_SIZE)
+    except ValueError:
+        raise ValueError(f"world_size must be an int in [1, {MAX_WORLD_SIZE}], got {world_size!r}: each rank is a "
+                         "process of its own that imports torch") from None
+
+
+def _check_spec(spec: object, n: int) -> dict[str, Any]:
+    """``spec`` if the worker can run it on ``n`` ranks; else an error naming the key (not a rank's IndexError)."""
+    if not isinstance(spec, dict):
+        raise TypeError(f"spec must be a dict, got {type(spec).__name__}")
+    if "task" not in spec:
+        raise ValueError(f"spec needs a 'task', one of {TASKS}")
+    check_choice("spec['task']", spec["task"], TASKS)
+    if spec["task"] in ("fail", "crash"):
+        check_int("spec['fail_rank']", spec.get("fail_rank"), minimum=0, maximum=n - 1)
+    if spec["task"] == "train":
+        batch = check_int("spec['batch']", spec.get("batch"), minimum=1)
+        if batch % n:
+            raise ValueError(f"spec['batch']={batch} must be a multiple of world_size={n}: each rank takes an equal "
+                             "share of every batch")
+    return spec
+
+
+def _die_with_parent(parent: int):
+    """A ``preexec_fn`` (Linux): the rank gets SIGKILL when ``parent`` dies, even by SIGKILL; None elsewhere."""
+    if not sys.platform.startswith("linux"):
+        return None
+    import ctypes
+
+    try:  # looked up here, in the parent: the forked child runs no import (a thread may hold the import lock)
+        prctl = ctypes.CDLL(None, use_errno=True).prctl
+    except (OSError, AttributeError):
+        return None
+
+    def preexec() -> None:
+        prctl(_PR_SET_PDEATHSIG, int(signal.SIGKILL), 0, 0, 0)
+        if os.getppid() != parent:  # the parent died before prctl took effect
+            os._exit(1)
+
+    return preexec
+
+
+@contextlib.contextmanager
+def _sigterm_as_interrupt():
+    """While the ranks run, SIGTERM raises ``KeyboardInterrupt`` (so they are stopped); main thread only."""
+    def handler(signum: int, frame: object) -> None:
+        raise KeyboardInterrupt("SIGTERM")
+
+    try:
+        previous = signal.signal(signal.SIGTERM, handler)
+    except ValueError:  # not the main thread
+        yield
+        return
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+
+
+def _remove_stale_folders() -> None:
+    """Remove the temp folders of launches whose process was killed outright (its pid is in the name)."""
+    import shutil
+
+    for folder in Path(tempfile.gettempdir()).glob("cs336_lec2_dist_*_*"):
+        pid = folder.name.split("_")[3]
+        if pid.isdigit() and int(pid) != os.getpid() and not _alive(int(pid)):
+            shutil.rmtree(folder, ignore_errors=True)
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:  # someone else's process
+        return True
+    return True
+
+
 def pick_backend(world_size: int) -> str:
     """``"nccl"`` when there is a CUDA GPU for each of ``world_size`` ranks, else ``"gloo"`` (CPU)."""
-    n = check_int("world_size", world_size, minimum=1)
+    n = _check_world_size(world_size)
     enough_gpus = torch.cuda.is_available() and torch.cuda.device_count() >= n
     return "nccl" if enough_gpus and dist.is_nccl_available() else "gloo"
 
@@ -94,13 +179,17 @@ def launch(spec: dict[str, Any], *, world_size: int = 2, backend: str = "auto", 
     """
     if not isinstance(spec, dict):
         raise TypeError(f"spec must be a dict, got {type(spec).__name__}")
-    n = check_int("world_size", world_size, minimum=1)
+    n = _check_world_size(world_size)
+    spec = _check_spec(spec, n)
     backend = pick_backend(n) if backend == "auto" else check_choice("backend", backend, ("auto", "gloo", "nccl"))
     if backend == "nccl" and torch.cuda.device_count() < n:
         raise ValueError(f"backend='nccl' needs a CUDA GPU per rank: world_size={n}, GPUs={torch.cuda.device_count()}")
-    if isinstance(timeout, bool) or not isinstance(timeout, numbers.Real) or not timeout > 0:
-        raise ValueError(f"timeout must be a positive number of seconds, got {timeout!r}")
-    with tempfile.TemporaryDirectory(prefix="cs336_lec2_dist_") as tmp:
+    try:
+        timeout = check_positive_real("timeout", timeout)
+    except (TypeError, ValueError):
+        raise ValueError(f"timeout must be a positive finite number of seconds, got {timeout!r}") from None
+    _remove_stale_folders()
+    with tempfile.TemporaryDirectory(prefix=f"cs336_lec2_dist_{os.getpid()}_") as tmp, _sigterm_as_interrupt():
         out = Path(tmp)
         (out / "spec.json").write_text(json.dumps({**spec, "backend": backend, "timeout": float(timeout)}))
         env = {**os.environ, "WORLD_SIZE": str(n), "OMP_NUM_THREADS": os.environ.get("OMP_NUM_THREADS", "1")}
@@ -118,7 +207,8 @@ def launch(spec: dict[str, Any], *, world_size: int = 2, backend: str = "auto", 
                     procs.append(subprocess.Popen(
                         [sys.executable, "-m", "cs336_lec2.distributed.worker", str(out / "spec.json"), str(out)],
                         env={**env, "RANK": str(rank), "LOCAL_RANK": str(rank)}, stdout=log,
-                        stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, start_new_session=True))
+                        stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, start_new_session=True,
+                        preexec_fn=_die_with_parent(os.getpid())))
             deadline = time.monotonic() + timeout
             while failed is None:
                 codes = [p.poll() for p in procs]

@@ -25,7 +25,8 @@ import nbformat
 import yaml
 
 from .execute import RECORD_NAME
-from .pages import add_run_note, colab_repository, load_record, run_note, write_colab_copies
+from .pages import add_run_note, colab_repository, load_run_record, run_note, write_colab_copies
+from .records import load_record
 from .results_page import fill_results_page
 
 
@@ -113,6 +114,15 @@ def _edition_config(root: Path, edition: Edition) -> dict:
     return config
 
 
+def _unreadable(path: Path) -> str | None:
+    """Why ``path`` is not a notebook the book can stage (torn JSON, no ``cells``), or None if it is one."""
+    try:
+        nb = nbformat.read(path, as_version=4)
+    except Exception as err:  # nbformat raises NotJSONError, ValidationError, KeyError... on a damaged file
+        return str(err).splitlines()[0][:120] if str(err).strip() else type(err).__name__
+    return None if isinstance(nb.get("cells"), list) else "it has no list of cells"
+
+
 def chapters_from_run(root: Path, notebooks_from: Path) -> tuple[dict[str, Path], list[str]]:
     """Which chapters a book built ``--from`` an execute folder takes from it, and warnings about the rest.
 
@@ -120,8 +130,6 @@ def chapters_from_run(root: Path, notebooks_from: Path) -> tuple[dict[str, Path]
     record, when its notebook is there); a failed, missing or unrun chapter falls back to the committed
     notebook, with a warning. Raises ``FileNotFoundError`` for a folder with neither notebooks nor a record.
     """
-    import json
-
     names = [Path(e).with_suffix(".ipynb").name for e in toc_files(root / "_toc.yml") if e.startswith("notebooks/")]
     present = {name for name in names if (notebooks_from / name).is_file()}
     record_path = notebooks_from / RECORD_NAME
@@ -132,15 +140,23 @@ def chapters_from_run(root: Path, notebooks_from: Path) -> tuple[dict[str, Path]
     if not record_path.exists():
         warnings.append(f"{notebooks_from} has no {RECORD_NAME}: the run may have been interrupted; "
                         "its notebooks are used as they are")
-        return {name: notebooks_from / name for name in sorted(present)}, warnings
-    try:
-        runs = {c["name"]: c for c in json.loads(record_path.read_text(encoding="utf-8")).get("chapters", [])}
-    except (ValueError, AttributeError, TypeError, KeyError) as err:
-        raise ValueError(f"{record_path}: not a valid run record ({err})") from err
+        usable = {}
+        for name in sorted(present):
+            if unreadable := _unreadable(notebooks_from / name):
+                warnings.append(f"{Path(name).stem}: its notebook there is unreadable ({unreadable}); "
+                                "the committed notebook is used")
+            else:
+                usable[name] = notebooks_from / name
+        return usable, warnings
+    runs = {c["name"]: c for c in load_record(record_path)["chapters"]}  # checked: a bad record is one clear error
     chosen: dict[str, Path] = {}
     for name in names:
         run = runs.get(Path(name).stem)
-        if run is not None and run.get("ok") and name in present:
+        unreadable = _unreadable(notebooks_from / name) if run is not None and run["ok"] and name in present else None
+        if unreadable:
+            warnings.append(f"{Path(name).stem}: its notebook there is unreadable ({unreadable}); "
+                            "the committed notebook is used")
+        elif run is not None and run["ok"] and name in present:
             chosen[name] = notebooks_from / name
         elif run is not None and not run.get("ok"):
             warnings.append(f"{Path(name).stem} FAILED in that run ({run.get('error')}); "
@@ -178,7 +194,7 @@ def stage_edition(
             shutil.copy2(path, book / path.name)
     if (root / "book" / "_static").is_dir():
         shutil.copytree(root / "book" / "_static", book / "_static")
-    record = load_record(notebooks_from) if notebooks_from is not None else None
+    record = load_run_record(notebooks_from) if notebooks_from is not None else None
     results_page = book / "results.md"
     if results_page.exists():
         run_record = notebooks_from / RECORD_NAME if notebooks_from is not None else None
@@ -301,6 +317,8 @@ def build_book(
     unknown = [code for code in languages if code not in EDITIONS]
     if unknown or not languages:
         raise ValueError(f"languages must be a non-empty subset of {sorted(EDITIONS)}, got {languages!r}")
+    if build_dir is not None and not str(build_dir).strip():
+        raise ValueError(f"build_dir: {build_dir!r} is not a folder name (an unset variable?); give a folder")
     build = Path(build_dir).resolve() if build_dir else root / "_build"
     source = Path(notebooks_from).resolve() if notebooks_from else None
     if source is not None and not source.is_dir():

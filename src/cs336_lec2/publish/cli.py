@@ -31,14 +31,23 @@ def _info(args: argparse.Namespace) -> int:
     print(f"cs336-lec2 {__version__}, torch {torch.__version__}, CUDA {torch.version.cuda or 'none'}")
     print(f"device: {describe_device(device)}")
     print("dense peak FLOP/s for this device (what MFU divides by):")
+    sources: dict[str, list[str]] = {}
     for key in INFO_DTYPES:
         try:
             peak = hardware.peak_flops(key, device)
         except (ValueError, LookupError) as err:
-            print(f"  {key:>5}: not available ({err})".splitlines()[0])
+            reason = str(err).splitlines()[0] if args.sources else _short(str(err))
+            print(f"  {key:>5}: not available ({reason})")
             continue
         kind = "estimate" if peak.is_estimate else "datasheet"
-        print(f"  {key:>5}: {peak.flops / 1e12:9.2f} TFLOP/s  ({kind}; {peak.source})")
+        sources.setdefault(peak.source, []).append(key)
+        print(f"  {key:>5}: {peak.flops / 1e12:9.2f} TFLOP/s  ({kind})")
+    if args.sources:
+        print("sources:")
+        for source, keys in sources.items():
+            print(f"  {', '.join(keys)}: {source}")
+    elif sources:
+        print("  (cs336-lec2 info --sources: where each peak comes from)")
     if args.measure:
         from ..timing import matmul_flops_per_sec
 
@@ -52,6 +61,19 @@ def _info(args: argparse.Namespace) -> int:
                 share = "no peak to compare"
             print(f"  {key:>5}: {roof / 1e12:9.3f} TFLOP/s  ({share})")
     return 0
+
+
+def _short(text: str, limit: int = 72) -> str:
+    """The first clause of ``text`` (up to ``limit`` characters): a reason that fits on one line."""
+    first = text.splitlines()[0].split("; ")[0] if text else ""
+    return first if len(first) <= limit else first[: limit - 1].rstrip() + "…"
+
+
+def _folder(text: str) -> Path:
+    """An argparse type: a folder path, refusing an empty or blank one (an unset shell variable)."""
+    if not text.strip():
+        raise argparse.ArgumentTypeError(f"{text!r} is not a folder name (an unset variable?); give a folder")
+    return Path(text)
 
 
 class UsageError(ValueError):
@@ -73,6 +95,9 @@ def _check_execute_args(args: argparse.Namespace) -> None:
     """Reject bad ``execute`` flags with messages that name the flag, before any folder is created."""
     if not args.in_place and args.output is None:
         raise UsageError("give --output DIR (or --in-place to refresh the committed notebooks)")
+    if args.in_place and (args.device == "cuda" or args.preset not in ("auto", "small")):
+        raise UsageError(f"--in-place refreshes the committed CPU reference (--device auto or cpu, --preset auto or "
+                         f"small), not --device {args.device} --preset {args.preset}: give --output DIR for that run")
     if not args.timeout > 0:
         raise UsageError(f"--timeout must be a positive number of seconds per cell, got {args.timeout}")
     if args.output is not None and args.output.resolve() == args.notebooks.resolve():
@@ -98,12 +123,14 @@ def _check_execute_args(args: argparse.Namespace) -> None:
 
 def _execute(args: argparse.Namespace) -> int:
     from .execute import execute
+    from .guard import sigterm_as_interrupt
 
-    _check_execute_args(args)
-    record = execute(
-        args.notebooks, chapters=args.chapters, device=args.device, preset=args.preset,
-        output=args.output, in_place=args.in_place, progress=not args.no_progress, timeout=args.timeout,
-    )
+    with sigterm_as_interrupt():  # from the start: a SIGTERM while torch loads is one clean line too
+        _check_execute_args(args)
+        record = execute(
+            args.notebooks, chapters=args.chapters, device=args.device, preset=args.preset,
+            output=args.output, in_place=args.in_place, progress=not args.no_progress, timeout=args.timeout,
+        )
     total = sum(c.seconds for c in record.chapters)
     failed = [c for c in record.chapters if not c.ok]
     where = args.notebooks if args.in_place else args.output
@@ -161,6 +188,8 @@ def build_parser() -> argparse.ArgumentParser:
 
     info = sub.add_parser("info", help="this machine's device, torch version and the dense peaks that apply")
     info.add_argument("--device", default="auto", help="auto (default), cpu or cuda")
+    info.add_argument("--sources", action="store_true",
+                      help="also print where each peak comes from (datasheet, whitepaper, CPU estimate)")
     info.add_argument("--measure", action="store_true",
                       help="also time a large fp32 and bf16 matmul: the measured compute roof beside the peaks")
     info.set_defaults(run=_info)
@@ -174,12 +203,12 @@ def build_parser() -> argparse.ArgumentParser:
     ex.add_argument("--preset", choices=PRESET_CHOICES, default="auto",
                     help="injected problem sizes (default auto: small on CPU, medium/large by GPU memory)")
     ex.add_argument("--chapters", nargs="+", metavar="CHAPTER",
-                    help="run only these chapters (e.g. 05 or 05_flops_and_mfu); default: all")
+                    help="run only these chapters (5, 05, 05_flops_and_mfu or flops_and_mfu); default: all")
     where = ex.add_mutually_exclusive_group()
-    where.add_argument("--output", type=Path, metavar="DIR", help="write the executed notebooks and the record here")
+    where.add_argument("--output", type=_folder, metavar="DIR", help="write the executed notebooks and the record here")
     where.add_argument("--in-place", action="store_true",
                        help="refresh the committed CPU reference in notebooks/ (default parameters, GPU hidden)")
-    ex.add_argument("--notebooks", type=Path, default=Path("notebooks"), metavar="DIR",
+    ex.add_argument("--notebooks", type=_folder, default=Path("notebooks"), metavar="DIR",
                     help="where the chapters are (default notebooks/)")
     ex.add_argument("--timeout", type=int, default=1800, help="seconds one cell may run, > 0 (default 1800)")
     ex.add_argument("--no-progress", action="store_true", help="no progress bars (for logs)")
@@ -189,10 +218,10 @@ def build_parser() -> argparse.ArgumentParser:
         "book", help="build the HTML book (en and zh editions) without executing anything",
         description="Build both editions with Jupyter Book 1 into _build/html/{en,zh} under a landing page.",
     )
-    bk.add_argument("--from", dest="from_dir", type=Path, metavar="DIR",
+    bk.add_argument("--from", dest="from_dir", type=_folder, metavar="DIR",
                     help="take executed notebooks from this cs336-lec2 execute output (default: notebooks/)")
-    bk.add_argument("--root", type=Path, default=Path("."), help="the repository root (default .)")
-    bk.add_argument("--build-dir", type=Path, help="output folder (default ROOT/_build)")
+    bk.add_argument("--root", type=_folder, default=Path("."), help="the repository root (default .)")
+    bk.add_argument("--build-dir", type=_folder, help="output folder (default ROOT/_build)")
     bk.add_argument("--languages", nargs="+", choices=EDITION_CODES, default=list(EDITION_CODES),
                     help="editions to build")
     bk.add_argument("--strict", action="store_true", help="treat every Sphinx warning as an error (-W)")
@@ -205,8 +234,8 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; return the exit status.
 
-    0 on success, 1 when a chapter or the book build failed, 2 for bad input (one line on stderr,
-    no traceback), 130 when interrupted with Ctrl-C.
+    0 on success, 1 when a chapter or the book build failed or a file could not be written (one line
+    on stderr), 2 for bad input (one line, no traceback), 130 when interrupted with Ctrl-C, 143 on SIGTERM.
     """
     args = build_parser().parse_args(argv)
     try:
@@ -214,9 +243,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     except (ValueError, FileNotFoundError, RuntimeError) as err:
         print(f"cs336-lec2 {args.command}: {str(err).strip()}", file=sys.stderr)
         return 2
-    except KeyboardInterrupt:
-        print(f"cs336-lec2 {args.command}: interrupted (Ctrl-C); nothing half-done was kept", file=sys.stderr)
-        return 130
+    except OSError as err:  # a full disk, a folder that vanished: one line naming the file, never a traceback
+        where = f" ({err.filename})" if err.filename and str(err.filename) not in str(err) else ""
+        print(f"cs336-lec2 {args.command}: {err.strerror or err}{where}", file=sys.stderr)
+        return 1
+    except KeyboardInterrupt as err:
+        sigterm = type(err).__name__ == "Terminated"  # execute.Terminated, raised for SIGTERM
+        what = "terminated (SIGTERM)" if sigterm else "interrupted (Ctrl-C)"
+        print(f"cs336-lec2 {args.command}: {what}; nothing half-done was kept", file=sys.stderr)
+        return 143 if sigterm else 130
 
 
 if __name__ == "__main__":

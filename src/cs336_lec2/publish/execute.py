@@ -12,13 +12,14 @@ Two modes:
 from __future__ import annotations
 
 import json
+import logging
 import os
 import platform
+import re
 import sys
 import tempfile
 import time
 from collections.abc import Callable, Sequence
-from contextlib import contextmanager
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
@@ -29,6 +30,7 @@ from .. import __version__
 from ..device import DEVICE_CHOICES
 from ..presets import PRESET_CHOICES
 from ..results import CHAPTER_ENV, RESULTS_ENV, read_published
+from .guard import Terminated, environment, folder_lock, sigterm_as_interrupt, write_notebook_atomic, write_text_atomic
 
 RECORD_NAME = "run-record.json"
 LOG_NAME = "execute.log"
@@ -61,20 +63,43 @@ class RunRecord:
         return json.dumps(asdict(self), indent=2, ensure_ascii=False) + "\n"
 
 
-def find_chapters(notebooks_dir: Path, names: Sequence[str] | None = None) -> list[Path]:
+def _chapter_matches(name: object, available: list[Path]) -> list[Path]:
+    """The chapters one ``--chapters`` entry names: ``5``/``05`` (ASCII digits), a stem, a file name or a title."""
+    if not isinstance(name, (str, os.PathLike)):
+        raise TypeError(f"chapters: each chapter must be a str such as '05' or '05_flops_and_mfu', got "
+                        f"{type(name).__name__} {name!r}")
+    text = os.fspath(name).strip()
+    base = Path(text).name
+    stem = base[: -len(".ipynb")] if base.endswith(".ipynb") else base
+    if re.fullmatch(r"[0-9]{1,2}", stem):  # ASCII only: "٥" and "²" are digits to str.isdigit, never chapters here
+        return [p for p in available if p.stem[:2] == f"{int(stem):02d}"]
+    found = [p for p in available if stem in (p.stem, p.stem[3:])]  # 05_flops_and_mfu or flops_and_mfu
+    if not found and stem and any(c.isdigit() or c.isnumeric() or c in ".,+-" for c in stem[:3]):
+        raise ValueError(f"chapters: {text!r} is not a chapter number; give a whole number in ASCII digits "
+                         "(5 or 05) or a chapter's name (05_flops_and_mfu)")
+    return found
+
+
+def find_chapters(notebooks_dir: Path, names: str | Sequence[str] | None = None) -> list[Path]:
     """The chapter notebooks (``NN_name.ipynb``) in order, or the ones ``names`` selects.
 
-    A name may be the file stem (``05_flops_and_mfu``), its number (``5`` or ``05``) or the file name.
+    A name may be the file stem (``05_flops_and_mfu``), the stem without its number
+    (``flops_and_mfu``), the number (``5`` or ``05``, ASCII digits) or the file name. A single string
+    is one name: ``"12"`` is chapter 12, never chapters 1 and 2.
     """
-    available = sorted(p for p in notebooks_dir.glob("[0-9][0-9]_*.ipynb"))
+    available = sorted(p for p in Path(notebooks_dir).glob("[0-9][0-9]_*.ipynb"))
     if not available:
         raise FileNotFoundError(f"no chapter notebooks (NN_name.ipynb) in {notebooks_dir}")
+    if names is None:
+        return available
+    if isinstance(names, (str, os.PathLike)):
+        names = [names]
+    names = list(names)
     if not names:
         return available
-    chosen = []
+    chosen: list[Path] = []
     for name in names:
-        stem = Path(name).stem
-        matches = [p for p in available if p.stem == stem or (stem.isdigit() and p.stem[:2] == f"{int(stem):02d}")]
+        matches = _chapter_matches(name, available)
         if not matches:
             known = ", ".join(p.stem for p in available)
             raise ValueError(f"chapters: no chapter matches {name!r}; known chapters: {known}")
@@ -151,7 +176,12 @@ def _describe_failure(err: BaseException, notebook: Path | None = None, timeout:
 
 
 def check_output_dir(path: str | os.PathLike[str], name: str = "output") -> Path:
-    """``path`` as a folder that exists (created if needed) and is writable, else a ``ValueError`` naming ``name``."""
+    """``path`` as a folder that exists (created if needed) and is writable, else a ``ValueError`` naming ``name``.
+
+    An empty or blank path (an unset shell variable) is refused: it would mean the current folder.
+    """
+    if not isinstance(path, (str, os.PathLike)) or not os.fspath(path).strip():
+        raise ValueError(f"{name}: {path!r} is not a folder name (an unset variable?); give a folder")
     path = Path(path)
     for parent in (path, *path.parents):
         if parent.exists() and not parent.is_dir():
@@ -166,47 +196,27 @@ def check_output_dir(path: str | os.PathLike[str], name: str = "output") -> Path
     return path
 
 
-@contextmanager
-def _environment(**values: str | None):
-    """Set (or, with None, remove) environment variables for the kernels started inside."""
-    def assign(name: str, value: str | None) -> None:
-        if value is None:
-            os.environ.pop(name, None)
-        else:
-            os.environ[name] = value
-
-    old = {k: os.environ.get(k) for k in values}
-    try:
-        for k, v in values.items():
-            assign(k, v)
-        yield
-    finally:
-        for k, v in old.items():
-            assign(k, v)
-
-
 def execute(
     notebooks_dir: str | os.PathLike[str] = "notebooks",
     *,
-    chapters: Sequence[str] | None = None,
+    chapters: str | Sequence[str] | None = None,
     device: str = "auto",
     preset: str = "auto",
     output: str | os.PathLike[str] | None = None,
     in_place: bool = False,
     progress: bool = True,
-    timeout: int = 1800,
+    timeout: float = 1800,
     log: Callable[[str], None] | None = None,
 ) -> RunRecord:
     """Run the chapters with papermill; return (and write) the run record. See the module docstring.
 
     The record of an earlier run in the same folder is removed first, and a chapter runs into a
-    scratch file: it lands as ``NN_name.ipynb`` only when it ran without error (a failed run of an
-    output directory is kept as ``NN_name.failed.ipynb`` to inspect). Ctrl-C removes the scratch file,
-    writes no record and raises ``KeyboardInterrupt``.
+    scratch file: it lands as ``NN_name.ipynb`` (written atomically) only when it ran without error
+    (a failed run of an output directory is kept as ``NN_name.failed.ipynb`` to inspect). The folder
+    is locked while the run lasts: a second run into it is refused. Ctrl-C or SIGTERM removes the
+    scratch file, writes no record and raises ``KeyboardInterrupt`` (:class:`Terminated` for SIGTERM).
     """
-    import papermill
-    from tqdm.auto import tqdm
-
+    from ..checks import check_real
     from ..presets import resolve
 
     notebooks_dir = Path(notebooks_dir)
@@ -215,8 +225,10 @@ def execute(
         raise ValueError(f"device must be one of {DEVICE_CHOICES}, got {device!r}")
     if preset not in PRESET_CHOICES:
         raise ValueError(f"preset must be one of {PRESET_CHOICES}, got {preset!r}")
-    if isinstance(timeout, bool) or not isinstance(timeout, (int, float)) or not timeout > 0:
-        raise ValueError(f"timeout must be a positive number of seconds per cell, got {timeout!r}")
+    try:
+        timeout = check_real("timeout", timeout, minimum=1)
+    except (TypeError, ValueError) as err:
+        raise ValueError(f"timeout must be a finite number of seconds per cell, at least 1, got {timeout!r}") from err
     if in_place and output is not None:
         raise ValueError("give either in_place=True or an output directory, not both")
     if in_place and (device == "cuda" or preset not in ("auto", "small")):
@@ -226,6 +238,8 @@ def execute(
         )
     if not in_place and output is None:
         raise ValueError("output: give a directory for the executed notebooks (or in_place=True)")
+    if not in_place and (not isinstance(output, (str, os.PathLike)) or not os.fspath(output).strip()):
+        raise ValueError(f"output: {output!r} is not a folder name (an unset variable?); give a folder")
     if not in_place and Path(output).resolve() == notebooks_dir.resolve():
         raise ValueError(f"output: {output} is the chapters' own folder, and a run there would overwrite the "
                          "committed notebooks; give another folder, or refresh them with in_place=True (--in-place)")
@@ -234,13 +248,26 @@ def execute(
     hide_gpu = in_place or device == "cpu"
     dev, resolved_preset = resolve("cpu" if hide_gpu else device, "small" if in_place else preset)  # before any folder
     out_dir = notebooks_dir if in_place else check_output_dir(output)
-    (out_dir / RECORD_NAME).unlink(missing_ok=True)  # an old record must never describe this run's notebooks
-    parameters = {} if in_place else {"device": device, "preset": preset}
-    record = RunRecord(
-        machine=machine_info(dev.type),
-        parameters={"device": dev.type, "preset": resolved_preset, "requested_device": device,
-                    "requested_preset": preset},
-    )
+    with folder_lock(out_dir), sigterm_as_interrupt():
+        record = RunRecord(
+            machine=machine_info(dev.type),
+            parameters={"device": dev.type, "preset": resolved_preset, "requested_device": device,
+                        "requested_preset": preset},
+        )
+        (out_dir / RECORD_NAME).unlink(missing_ok=True)  # an old record must never describe this run's notebooks
+        _run_chapters(paths, notebooks_dir, out_dir, record, {} if in_place else {"device": device, "preset": preset},
+                      hide_gpu=hide_gpu, in_place=in_place, progress=progress, timeout=timeout, log=log)
+        write_text_atomic(out_dir / RECORD_NAME, record.to_json())
+    return record
+
+
+def _run_chapters(paths: list[Path], notebooks_dir: Path, out_dir: Path, record: RunRecord,
+                  parameters: dict[str, str], *, hide_gpu: bool, in_place: bool, progress: bool,
+                  timeout: float, log: Callable[[str], None] | None) -> None:
+    """Run each chapter into a scratch file and keep it (or not); fill ``record``'s chapters and measurements."""
+    import papermill
+    from tqdm.auto import tqdm
+
     log_path = out_dir / LOG_NAME
     fd, results_name = tempfile.mkstemp(prefix="cs336-results-", suffix=".jsonl")
     os.close(fd)  # publish() appends by name; keeping the descriptor open would leak one per run
@@ -248,6 +275,9 @@ def execute(
     overall = tqdm(paths, desc="chapters", unit="chapter", disable=not progress, file=sys.stderr)
     log = log or tqdm.write  # a line printed under a live progress bar, not through it
     scratch: Path | None = None
+    papermill_log = logging.getLogger("papermill")  # nbclient logs a timeout there before raising it
+    old_level = papermill_log.level
+    papermill_log.setLevel(logging.CRITICAL)
     try:
         with log_path.open("w", encoding="utf-8") as log_file:
             for path in overall:
@@ -264,23 +294,32 @@ def execute(
                 if hide_gpu:
                     env["CUDA_VISIBLE_DEVICES"] = ""
                 try:
-                    with _environment(**env):
+                    with environment(**env):
                         papermill.execute_notebook(
                             str(path), str(scratch), parameters=parameters, kernel_name="python3",
                             cwd=str(notebooks_dir), progress_bar=progress, execution_timeout=timeout,
-                            # ipykernel warns on every start that its local TCP socket is unencrypted.
-                            extra_arguments=["--IPKernelApp.log_level=ERROR"],
+                            # ipykernel warns on every start that its local TCP socket is unencrypted, and
+                            # logs a traceback when an interrupt closes its sockets: neither helps a reader.
+                            extra_arguments=["--IPKernelApp.log_level=CRITICAL"],
                         )
                 except Exception as err:  # a failing chapter is reported; the others still run
                     error = _describe_failure(err, scratch, timeout)
                 seconds = time.perf_counter() - start
                 if scratch.exists():
-                    nb = strip_papermill_metadata(nbformat.read(scratch, as_version=4))
-                    if error is None:
-                        nbformat.write(nb, target)
-                    elif not in_place:
-                        nbformat.write(nb, failed_copy)
-                    scratch.unlink()
+                    try:
+                        nb = strip_papermill_metadata(nbformat.read(scratch, as_version=4))
+                    except (ValueError, OSError) as err:  # a disk that filled up mid-write leaves a torn file
+                        error = error or (f"its executed copy {scratch.name} could not be read back "
+                                          f"({str(err).splitlines()[0] if str(err) else type(err).__name__}); "
+                                          "is the disk full?")
+                        nb = None
+                    try:
+                        if nb is not None and error is None:
+                            write_notebook_atomic(nb, target)
+                        elif nb is not None and not in_place:
+                            write_notebook_atomic(nb, failed_copy)
+                    finally:
+                        scratch.unlink()
                 run = ChapterRun(path.stem, round(seconds, 2), error is None, error)
                 record.chapters.append(run)
                 line = f"{path.stem}: {'ok' if run.ok else 'FAILED'} in {seconds:.1f} s"
@@ -288,15 +327,15 @@ def execute(
                 log_file.write(line + "\n")
                 log_file.flush()
                 log(line)
-    except KeyboardInterrupt:
+    except KeyboardInterrupt as err:
         if scratch is not None:
             scratch.unlink(missing_ok=True)
+        what = "SIGTERM" if isinstance(err, Terminated) else "Ctrl-C"
         with log_path.open("a", encoding="utf-8") as log_file:
-            log_file.write("interrupted (Ctrl-C): no run record written\n")
+            log_file.write(f"interrupted ({what}): no run record written\n")
         raise
     finally:
+        papermill_log.setLevel(old_level)
         overall.close()
-        record.measurements = read_published(results_file)
+        record.measurements = read_published(results_file, warn=log)
         results_file.unlink(missing_ok=True)
-    (out_dir / RECORD_NAME).write_text(record.to_json(), encoding="utf-8")
-    return record

@@ -12,7 +12,6 @@
 
 from __future__ import annotations
 
-import json
 import re
 import shutil
 from pathlib import Path
@@ -21,6 +20,7 @@ from typing import Any
 import nbformat
 
 from .execute import RECORD_NAME
+from .records import load_record
 
 DEFAULT_COLAB_BRANCH = "colab"
 _MARKDOWN_SPECIAL = re.compile(r"([\\`*_{}\[\]<>#|$~])")
@@ -53,18 +53,10 @@ def _plain(text: object) -> str:
     return _MARKDOWN_SPECIAL.sub(r"\\\1", " ".join(str(text).split()))
 
 
-def load_record(folder: Path) -> dict[str, Any] | None:
-    """The run record of an execute folder, or None where it has none (a ``ValueError`` if it is broken)."""
+def load_run_record(folder: Path) -> dict[str, Any] | None:
+    """The checked run record of an execute folder (:func:`.records.load_record`), or None where it has none."""
     path = folder / RECORD_NAME
-    if not path.exists():
-        return None
-    try:
-        record = json.loads(path.read_text(encoding="utf-8"))
-    except ValueError as err:
-        raise ValueError(f"{path}: not a valid run record ({err})") from err
-    if not isinstance(record, dict):
-        raise ValueError(f"{path}: not a valid run record (a JSON object was expected)")
-    return record
+    return load_record(path) if path.exists() else None
 
 
 def run_note(record: dict[str, Any] | None, run: str, chapter: str, taken: bool, lang: str) -> str:

@@ -1,148 +1,224 @@
-"""Render committed run records (``book/results/*.json``) as tables and a plot for the results page.
+"""Render committed run records (``book/results/*.json``) as the results page: machines side by side.
 
-A record is what ``cs336-lec2 execute`` writes (:class:`cs336_lec2.publish.execute.RunRecord`). Records from
-GPU machines arrive from instructors and render here without code changes: nothing below knows
-which machines exist.
+A record is what ``cs336-lec2 execute`` writes (:class:`cs336_lec2.publish.execute.RunRecord`), checked
+on load (:mod:`cs336_lec2.publish.records`). Records from GPU machines arrive from instructors and
+render here without code changes: nothing below knows which machines exist. Every comparison is one
+table whose columns are the machines; a measurement that every machine made at the same size (a toy
+example) is one row, and where the sizes differ (each preset has its own) the row names the sizes
+``N`` and each cell says its own. One number format throughout: three significant digits with a
+unit chosen per cell (µs/ms/s, B/KiB/MiB/GiB, TFLOP/s). Every cell is escaped, so a record's text
+is never read as HTML, Markdown or math.
 """
 
 from __future__ import annotations
 
-import json
+import re
 from pathlib import Path
 from typing import Any
 
+from .records import load_record, load_records
+
 MARKER = "<!-- cs336-lec2: results -->"
+__all__ = ["MARKER", "fill_results_page", "load_record", "load_records", "plot_mfu", "render_markdown"]
 
 _TEXT = {
     "en": {
         "none": "No run records are committed yet: run `cs336-lec2 execute` and commit its `run-record.json` "
         "under `book/results/`.",
-        "machines": "Machines",
-        "matmul": "Matrix multiplication",
-        "memory": "Memory: estimate and measurement",
-        "machine_cols": ["record", "device", "torch", "preset", "date", "chapters ok/run, total seconds"],
-        "matmul_cols": ["device", "dtype", "m×k×n", "TFLOP/s", "peak TFLOP/s", "MFU", "peak from"],
-        "memory_cols": ["device", "what", "estimate (bytes)", "measured (bytes)", "measured / estimate"],
-        "timing": "Timings",
-        "timing_cols": ["device", "what", "seconds"],
-        "estimate": "estimate",
-        "datasheet": "datasheet",
-        "plot": "MFU of the measured matrix multiplications, per machine and dtype.",
+        "machines": "Machines", "matmul": "Matrix multiplication", "memory": "Memory", "timing": "Timings",
+        "what": "", "record": "record", "device": "device", "torch": "torch", "preset": "preset", "date": "date",
+        "chapters": "chapters ok / run", "seconds": "time of all chapters",
+        "size": "size m×k×n", "measured": "{dtype}: measured", "peak": "{dtype}: dense peak", "mfu": "{dtype}: MFU",
+        "estimate": " (estimate)", "memory_note": "Each cell: the measured bytes, then measured ÷ estimate.",
+        "sizes_note": "Where the sizes differ between machines (each preset has its own), the row says N "
+        "and each cell gives its machine's N.",
+        "plot": "MFU of the largest measured matrix multiplication, per machine and dtype.",
         "ylabel": "MFU (measured FLOP/s ÷ dense peak)",
     },
     "zh": {
         "none": "尚未提交任何运行记录：运行 `cs336-lec2 execute`，"
         "并把生成的 `run-record.json` 提交到 `book/results/`。",
-        "machines": "机器",
-        "matmul": "矩阵乘法",
-        "memory": "内存：估算与实测",
-        "machine_cols": ["记录", "设备", "torch 版本", "预设规模", "日期", "成功章节数/运行章节数，总耗时（秒）"],
-        "matmul_cols": ["设备", "数据类型", "m×k×n", "TFLOP/s", "峰值 TFLOP/s", "MFU", "峰值来源"],
-        "memory_cols": ["设备", "项目", "估算（字节）", "实测（字节）", "实测 / 估算"],
-        "timing": "计时",
-        "timing_cols": ["设备", "项目", "秒"],
-        "estimate": "估算值",
-        "datasheet": "数据手册",
-        "plot": "各机器、各数据类型下实测矩阵乘法的 MFU。",
-        "ylabel": "MFU（实测 FLOP/s ÷ 稠密峰值）",
+        "machines": "机器", "matmul": "矩阵乘法", "memory": "内存", "timing": "计时",
+        "what": "", "record": "记录", "device": "设备", "torch": "torch 版本", "preset": "预设规模", "date": "日期",
+        "chapters": "成功章节 / 运行章节", "seconds": "全部章节耗时",
+        "size": "规模 m×k×n", "measured": "{dtype}：实测", "peak": "{dtype}：稠密峰值", "mfu": "{dtype}：MFU",
+        "estimate": "（估算值）", "memory_note": "每格先写实测字节数，括号里是实测 ÷ 估算。",
+        "sizes_note": "各机器规模不同（每个预设规模各有其尺寸）时，该行以 N 代替尺寸，每格注明本机的 N。",
+        "plot": "各机器、各数据类型下最大一次实测矩阵乘法的 MFU。",
+        "ylabel": "MFU",
     },
 }
+_NUMBER = re.compile(r"\d+(?:\.\d+)?")
+_DEVICE_WORD = re.compile(r"\bon (cpu|cuda(:\d+)?)\b")
+_PUNCTUATION = re.compile(r"([\\`*_{}\[\]()<>#+\-.!|$~^&:;=\"'@%,/?])")
 
 
-def load_record(path: str | Path) -> dict[str, Any]:
-    """One run record, checked for the fields the page needs."""
-    path = Path(path)
-    try:
-        record = json.loads(path.read_text(encoding="utf-8"))
-    except json.JSONDecodeError as err:
-        raise ValueError(f"{path.name}: not a valid run record ({err})") from err
-    if not isinstance(record, dict) or "machine" not in record or "measurements" not in record:
-        raise ValueError(f"{path.name}: a run record needs 'machine' and 'measurements' (see cs336-lec2 execute)")
-    return record
+def escape(text: object) -> str:
+    """``text`` as literal Markdown inline text: control characters become spaces, all ASCII punctuation is
+    backslash-escaped (no HTML, no ``|`` breaking a table, no ``$`` starting math, no roles or links)."""
+    flat = "".join(" " if ord(c) < 32 or ord(c) == 127 else c for c in str(text))
+    return _PUNCTUATION.sub(r"\\\1", flat)
 
 
-def load_records(records_dir: str | Path) -> list[tuple[str, dict[str, Any]]]:
-    """``(name, record)`` for every ``*.json`` record in ``records_dir``, sorted by name."""
-    return [(path.stem, load_record(path)) for path in sorted(Path(records_dir).glob("*.json"))]
+def _sig(value: float) -> str:
+    """Three significant digits (``0.0622``, ``1.10``, ``53.5``, ``325``); thousands separators from 1,000."""
+    if value == 0:
+        return "0"
+    if abs(value) >= 999.5:
+        return f"{value:,.0f}"
+    text = f"{value:#.3g}"
+    return text.rstrip(".") if "e" not in text else f"{value:.3g}"
+
+
+def _seconds(s: float) -> str:
+    for unit, scale in (("s", 1.0), ("ms", 1e-3), ("µs", 1e-6), ("ns", 1e-9)):
+        if s >= scale or unit == "ns":
+            return f"{_sig(s / scale)} {unit}"
+    raise AssertionError  # unreachable
+
+
+def _bytes(n: int) -> str:
+    if n < 1024:
+        return f"{n} B"
+    for unit, scale in (("GiB", 2**30), ("MiB", 2**20), ("KiB", 2**10)):
+        if n >= scale:
+            return f"{_sig(n / scale)} {unit}"
+    raise AssertionError  # unreachable
 
 
 def _table(header: list[str], rows: list[list[str]]) -> str:
+    """A Markdown table from already-escaped cells."""
     lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
-    lines += ["| " + " | ".join(row) + " |" for row in rows]
-    return "\n".join(lines)
+    return "\n".join(lines + ["| " + " | ".join(row) + " |" for row in rows])
 
 
-def _device(record: dict[str, Any]) -> str:
-    return str(record["machine"].get("device_name") or record["machine"].get("device", "?"))
+def short_name(record: dict[str, Any]) -> str:
+    """A machine's column title: its device without vendor boilerplate (``H100 80GB HBM3``, ``Intel Xeon``)."""
+    machine = record["machine"]
+    name = str(machine.get("device_name") or machine.get("device") or "?")
+    name = re.sub(r"\((R|TM|tm)\)|\bNVIDIA\b|\bProcessor\b|\bCPU\b.*$|\bwith .*$", " ", name)
+    name = " ".join(name.split()) or "?"
+    return name if machine.get("device_type") != "cpu" or "cpu" in name.lower() else f"{name} CPU"
 
 
-def _run(name: str, record: dict[str, Any]) -> str:
-    """A measurement's row label: the device, and the record it came from (one device may have several)."""
-    return f"{_device(record)} ({name})"
+def _columns(records: list[tuple[str, dict[str, Any]]]) -> list[str]:
+    names = [short_name(r) for _, r in records]
+    return [f"{n} ({rec})" if names.count(n) > 1 or rec.endswith("(this build)") else n
+            for n, (rec, _) in zip(names, records, strict=True)]
+
+
+def _chapters(record: dict[str, Any]) -> tuple[str, str]:
+    chapters = record.get("chapters", [])
+    return f"{sum(1 for c in chapters if c['ok'])} / {len(chapters)}", _seconds(sum(c["seconds"] for c in chapters))
 
 
 def _preset(record: dict[str, Any]) -> str:
     """The preset a run used; records written before execute resolved "auto" get it inferred (CPU: small)."""
     preset = str(record.get("parameters", {}).get("preset", "?"))
-    if preset == "auto" and record["machine"].get("device_type") == "cpu":
-        return "small (auto)"
-    return preset
+    return "small (auto)" if preset == "auto" and record["machine"].get("device_type") == "cpu" else preset
 
 
-def _chapters_cell(record: dict[str, Any]) -> str:
-    """``ok/run, seconds``: how many chapters ran without error, of how many, and their total seconds."""
-    chapters = record.get("chapters", [])
-    ok = sum(1 for c in chapters if c.get("ok", c.get("error") is None))
-    return f"{ok}/{len(chapters)}, {sum(c.get('seconds', 0) for c in chapters):.0f}"
+def _keyed(records: list[tuple[str, dict[str, Any]]], kind: str) -> dict[tuple[str, str], list[dict | None]]:
+    """Measurements of ``kind`` by (chapter, label with its numbers as placeholders): one list slot per machine."""
+    rows: dict[tuple[str, str], list[dict | None]] = {}
+    for column, (_, record) in enumerate(records):
+        for m in record["measurements"]:
+            if m["kind"] != kind:
+                continue
+            template = _NUMBER.sub("\0", _DEVICE_WORD.sub("on the device", m["label"].replace("\0", " ")))
+            key = (str(m.get("chapter") or ""), template)
+            while key in rows and rows[key][column] is not None:  # the same label twice in one record
+                key = (key[0], key[1] + " ")
+            rows.setdefault(key, [None] * len(records))[column] = m
+    return rows
+
+
+def _label_rows(rows: dict[tuple[str, str], list[dict | None]], cell) -> tuple[list[list[str]], bool]:
+    """Escaped table rows: the label (numbers that differ between machines as N) and each machine's cell."""
+    out, any_n = [], False
+    for (_, template), slots in rows.items():
+        numbers = [_NUMBER.findall(_DEVICE_WORD.sub("", m["label"].replace("\0", " "))) if m else None for m in slots]
+        present = [n for n in numbers if n is not None]
+        varies = [len({n[i] for n in present}) > 1 for i in range(template.count("\0"))]
+        parts, label = template.split("\0"), ""
+        for i, part in enumerate(parts[:-1]):
+            label += escape(part) + ("N" if varies[i] else escape(present[0][i]))
+        label = (label + escape(parts[-1])).strip()
+        cells = []
+        for m, n in zip(slots, numbers, strict=True):
+            own = [x for x, v in zip(n or [], varies, strict=False) if v]
+            any_n |= bool(own)
+            cells.append("–" if m is None else escape(cell(m) + (f" (N = {' / '.join(own)})" if own else "")))
+        out.append([label, *cells])
+    return out, any_n
+
+
+def _matmul_rows(matmul: list[list[dict[str, Any]]], t: dict[str, Any]) -> list[list[str]]:
+    """Rows of the matmul table: the sizes, then per dtype the measured rate, the peak and the MFU (largest size)."""
+    dtypes = list(dict.fromkeys(m["dtype"] for ms in matmul for m in ms))
+    largest = [{m["dtype"]: m for m in sorted(ms, key=lambda m: m["m"] * m["k"] * m["n"])} for ms in matmul]
+    sizes = [", ".join(dict.fromkeys(f"{m['m']}×{m['k']}×{m['n']}" for m in ms)) or "–" for ms in matmul]
+
+    def rate(m: dict[str, Any]) -> str:
+        return f"{_sig(m['flops_per_sec'] / 1e12)} TFLOP/s"
+
+    def peak(m: dict[str, Any]) -> str:
+        if not m.get("peak_flops"):
+            return "–"
+        return f"{_sig(m['peak_flops'] / 1e12)} TFLOP/s" + (t["estimate"] if m.get("peak_is_estimate") else "")
+
+    rows = [[escape(t["size"]), *[escape(s) for s in sizes]]]
+    for dtype in dtypes:
+        for title, fmt in ((t["measured"], rate), (t["peak"], peak), (t["mfu"], lambda m: _sig(m["mfu"]))):
+            rows.append([escape(title.format(dtype=dtype)),
+                         *[escape(fmt(best[dtype])) if dtype in best else "–" for best in largest]])
+    return rows
 
 
 def render_markdown(records: list[tuple[str, dict[str, Any]]], lang: str, plot_name: str | None) -> str:
-    """The Markdown tables (and the plot reference) for one edition."""
+    """The Markdown tables (and the plot reference) for one edition: machines as columns."""
     t = _TEXT[lang]
     if not records:
         return t["none"]
-    machines = [
-        [name, _device(r), str(r["machine"].get("torch", "?")), _preset(r),
-         str(r.get("created", "?"))[:10], _chapters_cell(r)]
-        for name, r in records
-    ]
-    parts = [f"## {t['machines']}", _table(t["machine_cols"], machines)]
-    matmul = [
-        [_run(name, r), str(m["dtype"]), f"{m['m']}×{m['k']}×{m['n']}", f"{m['flops_per_sec'] / 1e12:.3g}",
-         f"{m['peak_flops'] / 1e12:.4g}" if m.get("peak_flops") else "–", f"{m['mfu']:.3f}",
-         t["estimate"] if m.get("peak_is_estimate") else t["datasheet"]]
-        for name, r in records for m in r["measurements"] if m.get("kind") == "matmul"
-    ]
-    if matmul:
-        parts += [f"## {t['matmul']}", _table(t["matmul_cols"], matmul)]
+    header = [t["what"], *[escape(c).strip() for c in _columns(records)]]
+    about = [(t["record"], lambda n, r: n), (t["device"], lambda n, r: r["machine"].get("device_name") or "?"),
+             (t["torch"], lambda n, r: r["machine"].get("torch", "?")), (t["preset"], lambda n, r: _preset(r)),
+             (t["date"], lambda n, r: str(r.get("created", "?"))[:10]),
+             (t["chapters"], lambda n, r: _chapters(r)[0]), (t["seconds"], lambda n, r: _chapters(r)[1])]
+    parts = [f"## {t['machines']}", _table(header, [[escape(k), *[escape(f(n, r)) for n, r in records]]
+                                                   for k, f in about])]
+    matmul = [[m for m in r["measurements"] if m["kind"] == "matmul"] for _, r in records]
+    if any(matmul):
+        parts += [f"## {t['matmul']}", _table(header, _matmul_rows(matmul, t))]
         if plot_name:
             parts.append(f"```{{figure}} {plot_name}\n:alt: {t['plot']}\n\n{t['plot']}\n```")
-    memory = [
-        [_run(name, r), str(m["label"]), f"{m['estimate_bytes']:,}", f"{m['measured_bytes']:,}",
-         f"{m['measured_bytes'] / m['estimate_bytes']:.3f}" if m["estimate_bytes"] else "–"]
-        for name, r in records for m in r["measurements"] if m.get("kind") == "memory"
-    ]
+    notes_n = False
+    memory = _keyed(records, "memory")
     if memory:
-        parts += [f"## {t['memory']}", _table(t["memory_cols"], memory)]
-    timing = [[_run(name, r), str(m["label"]), f"{m['seconds']:.3g}"]
-              for name, r in records for m in r["measurements"] if m.get("kind") == "timing"]
+        rows, notes_n = _label_rows(memory, lambda m: f"{_bytes(m['measured_bytes'])} ("
+                                    + (f"{_sig(m['measured_bytes'] / m['estimate_bytes'])}×" if m["estimate_bytes"]
+                                       else "–") + ")")
+        parts += [f"## {t['memory']}", t["memory_note"], _table(header, rows)]
+    timing = _keyed(records, "timing")
     if timing:
-        parts += [f"## {t['timing']}", _table(t["timing_cols"], timing)]
+        rows, any_n = _label_rows(timing, lambda m: _seconds(m["seconds"]))
+        notes_n |= any_n
+        parts += [f"## {t['timing']}", _table(header, rows)]
+    if notes_n:
+        parts.append(t["sizes_note"])
     return "\n\n".join(parts)
 
 
 def plot_mfu(records: list[tuple[str, dict[str, Any]]], path: str | Path, lang: str) -> bool:
     """Bar chart of MFU per machine and dtype (largest size per pair); False if there is nothing to plot."""
-    best: dict[tuple[str, str], float] = {}
-    sizes: dict[tuple[str, str], int] = {}
-    for name, r in records:
+    columns = _columns(records)
+    best: dict[tuple[str, str], tuple[int, float]] = {}
+    for column, (_, r) in zip(columns, records, strict=True):
         for m in r["measurements"]:
-            if m.get("kind") != "matmul":
-                continue
-            key = (_run(name, r), str(m["dtype"]))
-            size = int(m["m"]) * int(m["k"]) * int(m["n"])
-            if size >= sizes.get(key, -1):
-                sizes[key], best[key] = size, float(m["mfu"])
+            if m["kind"] == "matmul":
+                key, size = (column, str(m["dtype"])), m["m"] * m["k"] * m["n"]
+                if size >= best.get(key, (-1, 0.0))[0]:
+                    best[key] = (size, float(m["mfu"]))
     if not best:
         return False
     import matplotlib
@@ -150,16 +226,17 @@ def plot_mfu(records: list[tuple[str, dict[str, Any]]], path: str | Path, lang: 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    devices = sorted({d for d, _ in best})
-    dtypes = sorted({t for _, t in best})
+    devices = [c for c in dict.fromkeys(columns) if any(d == c for d, _ in best)]
+    dtypes = list(dict.fromkeys(t for _, t in best))
     width = 0.8 / len(dtypes)
     fig, ax = plt.subplots(figsize=(max(5.0, 1.6 * len(devices) + 2), 3.6))
     for i, dtype in enumerate(dtypes):
         xs = [j + i * width for j, d in enumerate(devices) if (d, dtype) in best]
-        ys = [best[(d, dtype)] for d in devices if (d, dtype) in best]
-        ax.bar(xs, ys, width, label=dtype)
+        ys = [best[(d, dtype)][1] for d in devices if (d, dtype) in best]
+        ax.bar(xs, ys, width, label=dtype.replace("$", r"\$"))
     ax.set_xticks([j + 0.4 - width / 2 for j in range(len(devices))])
-    ax.set_xticklabels([d if len(d) <= 28 else d[:26] + "…" for d in devices], fontsize=8)
+    # "$" would start matplotlib's math mode (a device name "$x^$" crashed the build): keep it literal
+    ax.set_xticklabels([(d if len(d) <= 28 else d[:26] + "…").replace("$", r"\$") for d in devices], fontsize=8)
     ax.set_ylim(0, 1)
     ax.set_ylabel(_TEXT[lang]["ylabel"] if lang == "en" else "MFU")
     ax.legend(fontsize=8)

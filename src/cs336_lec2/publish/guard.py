@@ -1,0 +1,122 @@
+"""What keeps a run of ``cs336-lec2 execute`` from losing or mixing files: atomic writes, a folder lock,
+SIGTERM handled like Ctrl-C, environment variables set for the kernels only."""
+
+from __future__ import annotations
+
+import os
+import signal
+import tempfile
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+
+def _mode_for(target: Path) -> int:
+    try:
+        return target.stat().st_mode & 0o777
+    except OSError:
+        umask = os.umask(0)
+        os.umask(umask)
+        return 0o666 & ~umask
+
+
+def write_text_atomic(target: Path, text: str) -> None:
+    """Write ``text`` to ``target`` all or nothing: a temporary file beside it, fsync, then ``os.replace``.
+
+    A full disk or a crash mid-write leaves the earlier file as it was; the ``OSError`` raised names it.
+    """
+    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
+    try:
+        os.chmod(tmp, _mode_for(target))  # mkstemp makes it owner-only; keep what the file had (or the umask's)
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            f.write(text)
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, target)
+    except BaseException as err:
+        Path(tmp).unlink(missing_ok=True)
+        if isinstance(err, OSError):
+            raise OSError(err.errno, f"writing {target} failed ({err.strerror or err}); "
+                                     "the earlier file of that name is untouched") from err
+        raise
+
+
+def write_notebook_atomic(nb: Any, target: Path) -> None:
+    """Write the notebook ``nb`` to ``target`` all or nothing (:func:`write_text_atomic`)."""
+    import nbformat
+
+    write_text_atomic(target, nbformat.writes(nb))
+
+
+class Terminated(KeyboardInterrupt):
+    """SIGTERM arrived: handled like Ctrl-C (scratch files removed, no record written)."""
+
+
+@contextmanager
+def sigterm_as_interrupt():
+    """Turn SIGTERM into :class:`Terminated` while the run lasts (main thread only; restored after)."""
+    def handler(signum: int, frame: object) -> None:
+        raise Terminated()
+
+    try:
+        previous = signal.signal(signal.SIGTERM, handler)
+    except ValueError:  # not the main thread: signals cannot be caught here
+        yield
+        return
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+
+
+LOCK_NAME = ".cs336-lec2-execute.lock"
+
+
+@contextmanager
+def folder_lock(folder: Path):
+    """Hold an exclusive lock on ``folder`` (a lock file in it) so two runs never write into one folder."""
+    try:
+        import fcntl
+    except ImportError:  # Windows: no flock; one run at a time is then the user's to keep
+        yield
+        return
+    path = folder / LOCK_NAME
+    while True:
+        fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            os.close(fd)
+            raise ValueError(f"output: another cs336-lec2 execute is running into {folder} (it holds {LOCK_NAME}); "
+                             "wait for it to finish or give another folder") from None
+        try:  # the holder before us may have removed the file after we opened it: lock the one on disk
+            same = os.fstat(fd).st_ino == os.stat(path).st_ino
+        except FileNotFoundError:
+            same = False
+        if same:
+            break
+        os.close(fd)
+    try:
+        yield
+    finally:
+        path.unlink(missing_ok=True)  # removed while still locked, so no later run locks a stale copy
+        os.close(fd)
+
+
+@contextmanager
+def environment(**values: str | None):
+    """Set (or, with None, remove) environment variables for the kernels started inside."""
+    def assign(name: str, value: str | None) -> None:
+        if value is None:
+            os.environ.pop(name, None)
+        else:
+            os.environ[name] = value
+
+    old = {k: os.environ.get(k) for k in values}
+    try:
+        for k, v in values.items():
+            assign(k, v)
+        yield
+    finally:
+        for k, v in old.items():
+            assign(k, v)

@@ -1,0 +1,83 @@
+"""Run records are checked on load: a hand-edited record is refused with the file and the field named."""
+
+from __future__ import annotations
+
+import json
+import math
+
+import pytest
+
+from cs336_lec2.publish.records import RecordError, check_record, load_record
+
+GOOD = {
+    "schema": 1,
+    "machine": {"device_name": "NVIDIA H100 80GB HBM3", "device_type": "cuda", "torch": "2.13.0"},
+    "parameters": {"device": "cuda", "preset": "large"},
+    "created": "2026-11-22T00:00:00Z",
+    "chapters": [{"name": "05_flops_and_mfu", "seconds": 12.5, "ok": True, "error": None}],
+    "measurements": [
+        {"kind": "matmul", "dtype": "bf16", "m": 64, "k": 64, "n": 64, "flops_per_sec": 7.1e14, "mfu": 0.72,
+         "peak_flops": 989.4e12, "peak_is_estimate": False, "chapter": "05_flops_and_mfu"},
+        {"kind": "memory", "label": "x", "estimate_bytes": 496, "measured_bytes": 496},
+        {"kind": "timing", "label": "y", "seconds": 0.5},
+    ],
+}
+
+
+def _edited(path: str, value: object) -> dict:
+    record = json.loads(json.dumps(GOOD))
+    *parents, last = path.split(".")
+    target = record
+    for key in parents:
+        target = target[int(key)] if isinstance(target, list) else target[key]
+    if value is KeyError:
+        del target[last]
+    else:
+        target[last] = value
+    return record
+
+
+def test_a_good_record_passes():
+    assert check_record(GOOD) is GOOD
+
+
+@pytest.mark.parametrize(
+    ("path", "value", "message"),
+    [
+        # issue 20.5: each of these was trusted by the results page
+        ("chapters.0.ok", "false", r"chapters\[0\]\.ok must be true or false, got 'false'"),
+        ("measurements.0.mfu", math.nan, r"measurements\[0\]\.mfu must be a number in \(0, 1\], got nan"),
+        ("measurements.0.mfu", 7.5, r"measurements\[0\]\.mfu must be a number in \(0, 1\], got 7\.5"),
+        ("measurements.1.estimate_bytes", -248, r"measurements\[1\]\.estimate_bytes must be a whole number >= 0"),
+        ("schema", 999, r"schema must be 1 \(what this version of cs336-lec2 writes\), got 999"),
+        ("schema", True, r"schema must be 1"),
+        # issue 20.14: each of these crashed book --from with a traceback
+        ("machine", "H100", r"machine must be an object, got str 'H100'"),
+        ("measurements.0.mfu", KeyError, r"measurements\[0\]\.mfu must be a number, got NoneType"),
+        ("measurements", None, r"measurements must be a list, got NoneType"),
+        ("chapters.0.seconds", "abc", r"chapters\[0\]\.seconds must be a number, got str 'abc'"),
+        ("measurements.2.seconds", 10**400, r"measurements\[2\]\.seconds is a 1329-bit integer"),
+        ("measurements.2.kind", "speed", r"measurements\[2\]\.kind must be 'matmul', 'memory' or 'timing'"),
+        ("measurements.0.m", 2.5, r"measurements\[0\]\.m must be a whole number, got float"),
+        ("measurements.0.peak_is_estimate", "no", r"measurements\[0\]\.peak_is_estimate must be true or false"),
+        ("chapters", {"a": 1}, r"chapters must be a list"),
+        ("parameters", {"device": 1}, r"parameters must be an object of strings"),
+        ("measurements.1.label", 3, r"measurements\[1\]\.label must be a string, got int 3"),
+    ],
+)
+def test_hand_edited_records_are_refused_naming_file_and_field(tmp_path, path, value, message):
+    (tmp_path / "edited.json").write_text(json.dumps(_edited(path, value)))
+    with pytest.raises(RecordError, match=rf"^edited\.json: {message}"):
+        load_record(tmp_path / "edited.json")
+
+
+def test_unreadable_records_are_one_clear_error(tmp_path):
+    (tmp_path / "torn.json").write_text('{"schema": 1, "mach')
+    with pytest.raises(RecordError, match=r"^torn\.json: not a valid run record"):
+        load_record(tmp_path / "torn.json")
+    (tmp_path / "bytes.json").write_bytes(b"\xff\xfe\x00")
+    with pytest.raises(RecordError, match=r"^bytes\.json: not a valid run record"):
+        load_record(tmp_path / "bytes.json")
+    (tmp_path / "list.json").write_text("[1]")
+    with pytest.raises(RecordError, match=r"^list\.json: a run record is a JSON object, got list"):
+        load_record(tmp_path / "list.json")
