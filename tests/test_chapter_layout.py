@@ -16,8 +16,6 @@ ROOT = Path(__file__).resolve().parent.parent
 CHAPTERS = sorted((ROOT / "notebooks").glob("[0-9][0-9]_*.ipynb"))
 MAX_CODE_LINE = 88
 
-# Chapters whose code is still being shortened on other branches: the lead empties this after merging.
-NOT_YET_SHORTENED = {"13_transformer_accounting", "14_sharding"}
 # The install cell is identical in every chapter (test_notebooks.py checks it), tagged remove-cell
 # so the book leaves it out; its one long comment is shortened with the install cell itself.
 NOT_IN_THE_BOOK = "remove-cell"
@@ -35,12 +33,7 @@ def long_lines(path: Path) -> list[str]:
     return found
 
 
-@pytest.mark.parametrize(
-    "path",
-    [pytest.param(p, marks=pytest.mark.xfail(reason="shortened on another branch", strict=False))
-     if p.stem in NOT_YET_SHORTENED else p for p in CHAPTERS],
-    ids=lambda p: p.stem,
-)
+@pytest.mark.parametrize("path", CHAPTERS, ids=lambda p: p.stem)
 def test_code_lines_fit_the_book_column(path):
     assert not long_lines(path), "\n".join(long_lines(path))
 
@@ -53,15 +46,7 @@ def test_the_check_finds_a_long_line(tmp_path):
     assert [line.split(" (")[0] for line in long_lines(path)] == ["cell 0 line 2"]
 
 
-def test_the_skip_list_names_real_chapters():
-    assert {p.stem for p in CHAPTERS} >= NOT_YET_SHORTENED
-
-
 # --- Objectives and summary (issue 24, item 6) --------------------------------------------------
-# Chapters whose opening objectives and closing summary are written on other branches.
-NO_OBJECTIVES_YET = {"13_transformer_accounting", "14_sharding"}
-
-
 def prose_pairs(path: Path) -> list[tuple[int, str, str]]:
     nb = nbformat.read(path, as_version=4)
     cells = nb.cells
@@ -69,12 +54,7 @@ def prose_pairs(path: Path) -> list[tuple[int, str, str]]:
             if c.cell_type == "markdown" and "lang-en" in c.metadata.get("tags", [])]
 
 
-@pytest.mark.parametrize(
-    "path",
-    [pytest.param(p, marks=pytest.mark.xfail(reason="written on another branch", strict=False))
-     if p.stem in NO_OBJECTIVES_YET else p for p in CHAPTERS],
-    ids=lambda p: p.stem,
-)
+@pytest.mark.parametrize("path", CHAPTERS, ids=lambda p: p.stem)
 def test_chapter_opens_with_objectives_and_closes_with_a_summary(path):
     pairs = prose_pairs(path)
     headings = [(en.split("\n", 1)[0], zh.split("\n", 1)[0]) for _, en, zh in pairs]

@@ -92,10 +92,10 @@ def test_open_tokens_rejects(tmp_path: Path) -> None:
         open_tokens(tmp_path / "missing.bin")
     (tmp_path / "empty.bin").write_bytes(b"")
     with pytest.raises(ValueError, match=r"empty\.bin is empty"):
-        open_tokens(tmp_path / "empty.bin")
+        open_tokens(tmp_path / "empty.bin", dtype=np.uint16)
     (tmp_path / "odd.bin").write_bytes(b"\x00" * 7)
     with pytest.raises(ValueError, match="has 7 bytes, not a multiple of 2"):
-        open_tokens(tmp_path / "odd.bin")
+        open_tokens(tmp_path / "odd.bin", dtype=np.uint16)
     with pytest.raises(TypeError, match="dtype must be a numpy integer dtype"):
         open_tokens(tmp_path / "odd.bin", dtype=np.float16)
 
@@ -237,9 +237,60 @@ def test_a_write_that_runs_out_of_space_leaves_the_old_file_intact(tmp_path: Pat
                           check=True)
     assert "OSError:" in done.stdout and "tokens.bin" in done.stdout and "untouched" in done.stdout
     assert np.array_equal(open_tokens(path), old)  # not a 20,000-byte prefix of the new tokens
-    assert sorted(p.name for p in tmp_path.iterdir()) == ["tokens.bin"]  # no temporary file left behind
+    # No temporary file left behind; the dtype record is the old one, which still applies.
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["tokens.bin", "tokens.bin.dtype"]
 
 
 def test_write_tokens_into_a_missing_folder(tmp_path: Path) -> None:
     with pytest.raises(FileNotFoundError, match=r"the folder for token file 'x\.bin' does not exist"):
         write_tokens(tmp_path / "absent" / "x.bin", [1, 2, 3])
+
+
+# ---- issue 20.6: the dtype travels with the data --------------------------------------------------
+
+def test_a_uint16_file_opened_as_uint32_is_refused(tmp_path: Path) -> None:
+    # 20 uint16 tokens are 40 bytes, which uint32 divides: without the record this read 10 wrong tokens.
+    path = tmp_path / "t.bin"
+    write_tokens(path, np.arange(20), dtype=np.uint16)
+    assert (tmp_path / "t.bin.dtype").read_text() == "uint16\n"
+    with pytest.raises(ValueError, match=r"t\.bin was written as uint16 \(t\.bin\.dtype\), not uint32"):
+        open_tokens(path, dtype=np.uint32)
+    np.testing.assert_array_equal(open_tokens(path), np.arange(20))  # the recorded dtype by default
+    np.testing.assert_array_equal(open_tokens(path, dtype=np.uint16), np.arange(20))
+
+
+def test_a_raw_file_without_a_record_needs_a_dtype(tmp_path: Path) -> None:
+    path = tmp_path / "train.bin"  # as another tool (nanoGPT) writes it: bytes only
+    np.arange(20, dtype=np.uint16).tofile(path)
+    with pytest.raises(ValueError, match=r"train\.bin has no train\.bin\.dtype beside it.*pass dtype="):
+        open_tokens(path)
+    np.testing.assert_array_equal(open_tokens(path, dtype=np.uint16), np.arange(20))
+
+
+def test_rewriting_at_another_width_updates_the_record(tmp_path: Path) -> None:
+    path = tmp_path / "t.bin"
+    write_tokens(path, np.arange(20), dtype=np.uint16)
+    write_tokens(path, np.arange(70_000, 70_010), dtype=np.uint32)
+    np.testing.assert_array_equal(open_tokens(path), np.arange(70_000, 70_010))
+    (tmp_path / "t.bin.dtype").write_text("float32\n")
+    with pytest.raises(ValueError, match=r"t\.bin\.dtype does not name an integer dtype"):
+        open_tokens(path)
+
+
+def test_a_failed_rewrite_at_another_width_never_misreads(tmp_path: Path, monkeypatch) -> None:
+    path = tmp_path / "t.bin"
+    write_tokens(path, np.arange(20), dtype=np.uint16)
+
+    import cs336_lec2.data as data_module
+
+    def full_disk(target, write):
+        raise OSError(28, f"writing {target.name} failed (No space left on device)")
+
+    monkeypatch.setattr(data_module, "_write_atomically", full_disk)
+    with pytest.raises(OSError, match=r"writing t\.bin failed"):
+        write_tokens(path, np.arange(10), dtype=np.uint32)
+    monkeypatch.undo()
+    # The old bytes are intact; their width is no longer recorded, so guessing is refused.
+    with pytest.raises(ValueError, match="token width is unknown"):
+        open_tokens(path)
+    np.testing.assert_array_equal(open_tokens(path, dtype=np.uint16), np.arange(20))

@@ -1,7 +1,8 @@
 """Token data that need not fit in memory: a raw token file, opened lazily, sampled into (x, y) batches.
 
 A tokenized corpus is one long 1-D array of token ids. :func:`write_tokens` stores it as raw bytes
-(no header: ``uint16`` holds vocabularies up to 65,536 ids in 2 bytes a token), :func:`open_tokens`
+(no header: ``uint16`` holds vocabularies up to 65,536 ids in 2 bytes a token; the dtype is
+recorded in a small file beside it, since the bytes alone cannot tell uint16 from uint32), :func:`open_tokens`
 maps the file into memory with :class:`numpy.memmap` so only the pages a batch touches are read,
 and :func:`get_batch` draws ``batch_size`` windows of ``sequence_length + 1`` tokens at random starts
 and splits each into inputs ``x`` and next-token targets ``y``.
@@ -16,7 +17,9 @@ from __future__ import annotations
 
 import os
 import tempfile
+from collections.abc import Callable
 from pathlib import Path
+from typing import BinaryIO
 
 import numpy as np
 import numpy.typing as npt
@@ -39,11 +42,36 @@ def _integer_dtype(dtype: npt.DTypeLike) -> np.dtype:
     return dt
 
 
+def _dtype_record(path: Path) -> Path:
+    """Where :func:`write_tokens` records the dtype of the raw file ``path``: ``tokens.bin.dtype``."""
+    return path.with_name(path.name + ".dtype")
+
+
+def _write_atomically(path: Path, write: Callable[[BinaryIO], object]) -> None:
+    # Write beside the target, fsync, then rename: a full disk or a crash mid-write leaves the old file
+    # (or none) in place, never a truncated one that open_tokens would accept.
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "wb") as f:
+            write(f)
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, path)
+    except BaseException as err:
+        Path(tmp).unlink(missing_ok=True)
+        if isinstance(err, OSError):
+            raise OSError(err.errno, f"writing {path.name} failed ({err.strerror or err}); "
+                                     "any earlier file of that name is untouched") from err
+        raise
+
+
 def write_tokens(path: PathLike, tokens: npt.ArrayLike, dtype: npt.DTypeLike = np.uint16) -> int:
     """Write ``tokens`` (a 1-D sequence of token ids) to ``path`` as raw ``dtype`` bytes.
 
-    Returns the number of bytes written (``len(tokens) * itemsize``). Refuses a ``.npy`` suffix (see
-    the module docstring), ids that ``dtype`` cannot hold, and anything that is not 1-D integers.
+    The dtype is recorded beside the file (``<name>.dtype``), so :func:`open_tokens` cannot read the
+    bytes at another width. Returns the number of bytes written (``len(tokens) * itemsize``).
+    Refuses a ``.npy`` suffix (see the module docstring), ids that ``dtype`` cannot hold, and
+    anything that is not 1-D integers.
     """
     path = Path(path)
     if path.suffix.lower() == ".npy":
@@ -67,32 +95,30 @@ def write_tokens(path: PathLike, tokens: npt.ArrayLike, dtype: npt.DTypeLike = n
     data = array.astype(dt, copy=False)
     if not path.parent.is_dir():
         raise FileNotFoundError(f"path: the folder for token file {path.name!r} does not exist")
-    # Write beside the target, fsync, then rename: a full disk or a crash mid-write leaves the old file
-    # (or none) in place, never a truncated one that open_tokens would accept.
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    try:
-        with os.fdopen(fd, "wb") as f:
-            data.tofile(f)
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(tmp, path)
-    except BaseException as err:
-        Path(tmp).unlink(missing_ok=True)
-        if isinstance(err, OSError):
-            raise OSError(err.errno, f"writing {path.name} failed ({err.strerror or err}); "
-                                     "any earlier file of that name is untouched") from err
-        raise
+    # The dtype goes beside the bytes (raw bytes do not say how wide a token is). A record that
+    # changes is removed before the new data lands, so a crash in between leaves a file that
+    # open_tokens refuses to guess about, never one it misreads.
+    record = _dtype_record(path)
+    changes = not record.is_file() or record.read_bytes().strip() != dt.name.encode()
+    if changes:
+        record.unlink(missing_ok=True)
+    _write_atomically(path, data.tofile)
+    if changes:
+        _write_atomically(record, lambda f: f.write(f"{dt.name}\n".encode()))
     return data.nbytes
 
 
-def open_tokens(path: PathLike, dtype: npt.DTypeLike = np.uint16) -> np.memmap:
+def open_tokens(path: PathLike, dtype: npt.DTypeLike | None = None) -> np.memmap:
     """Map the token file at ``path`` read-only; nothing is read until it is indexed.
 
-    A raw file is interpreted as ``dtype``; a real ``.npy`` file (``np.save``) is opened with
-    ``np.load(mmap_mode="r")`` and must be 1-D of that ``dtype``. Returns a 1-D :class:`numpy.memmap`.
+    A raw file is read as the dtype :func:`write_tokens` recorded beside it; ``dtype``, if given, must
+    agree with that record. A raw file without a record (written by another tool, e.g. nanoGPT's
+    uint16 ``train.bin``) needs ``dtype``: the bytes alone cannot tell uint16 from uint32. A real
+    ``.npy`` file (``np.save``) is opened with ``np.load(mmap_mode="r")``, must be 1-D integers, and
+    of ``dtype`` where one is given. Returns a 1-D :class:`numpy.memmap`.
     """
     path = Path(path)
-    dt = _integer_dtype(dtype)
+    dt = None if dtype is None else _integer_dtype(dtype)
     if not path.is_file():
         raise FileNotFoundError(f"path: there is no token file named {path.name!r}")
     size = path.stat().st_size
@@ -112,9 +138,10 @@ def open_tokens(path: PathLike, dtype: npt.DTypeLike = np.uint16) -> np.memmap:
                 "a truncated or damaged np.save file? Write it again with np.save, or as a raw .bin file "
                 "with write_tokens"
             ) from err
-        if data.ndim != 1 or data.dtype != dt:
-            raise ValueError(f"{path.name} holds shape {data.shape} {data.dtype}, expected 1-D {dt}")
+        if data.ndim != 1 or data.dtype.kind not in "iu" or (dt is not None and data.dtype != dt):
+            raise ValueError(f"{path.name} holds shape {data.shape} {data.dtype}, expected 1-D {dt or 'integers'}")
         return data
+    dt = _raw_dtype(path, dt)
     if size == 0:
         raise ValueError(f"{path.name} is empty: there are no tokens to map")
     if size % dt.itemsize:
@@ -122,6 +149,28 @@ def open_tokens(path: PathLike, dtype: npt.DTypeLike = np.uint16) -> np.memmap:
             f"{path.name} has {size} bytes, not a multiple of {dt.itemsize} (the size of {dt}): wrong dtype?"
         )
     return np.memmap(path, dtype=dt, mode="r")
+
+
+def _raw_dtype(path: Path, given: np.dtype | None) -> np.dtype:
+    """The dtype to read the raw file ``path`` as: its record, checked against ``given``."""
+    record = _dtype_record(path)
+    if not record.is_file():
+        if given is None:
+            raise ValueError(
+                f"{path.name} has no {record.name} beside it, so its token width is unknown: pass "
+                "dtype= (np.uint16 for vocabularies up to 65,536 ids, as nanoGPT writes them)"
+            )
+        return given
+    try:
+        recorded = _integer_dtype(record.read_text(encoding="ascii").strip())
+    except (TypeError, UnicodeDecodeError, OSError) as err:
+        raise ValueError(f"{record.name} does not name an integer dtype ({err}): write the file again") from err
+    if given is not None and given != recorded:
+        raise ValueError(
+            f"{path.name} was written as {recorded} ({record.name}), not {given}: read as {given}, "
+            "every token would be wrong"
+        )
+    return recorded
 
 
 def get_batch(
