@@ -76,6 +76,11 @@ BANNED_TERMS = {
     "[一二]阶动量": "一阶矩、二阶矩",
     r"et al\b": "等人",
     r"(?<!自动微分（)\bautograd\b": "自动微分（autograd） first, then 自动微分",
+    # Issue 21: one form for each of these across the book.
+    "每参数": "每个参数",
+    "震荡": "振荡 (an oscillating loss)",
+    "位置下标": "位置索引",
+    r"等人\s*\d{4}\s*年": "作者 等人（2020） in running text, （作者 等人，2020） in parentheses",
     r"(?:偏小|缩小|减小|减少|降低|小|少|低)了?\s*(?:约|大约|近|将近|整整)?\s*(?:[\d.,]+|[两三四五六七八九十百千万]+)\s*倍":
         "“A 只有 B 的 1/N”或“B 是 A 的 N 倍” (a factor below 1)",
 }
