@@ -87,12 +87,14 @@ BANNED_TERMS = {
 
 
 # A MyST directive fenced like code (```{note}, ```{warning} ...) holds prose: it is checked too (issue 21).
+DIRECTIVE_OPTIONS = re.compile(r"\A(?:[ \t]*:[\w-]+:[^\n]*\n)+")
 PROSE_DIRECTIVE = re.compile(r"^[ \t]*(```|~~~)\{(?!code)[\w-]+\}[^\n]*\n(.*?)^[ \t]*\1[ \t]*$", re.M | re.S)
 
 
 def zh_prose(text: str) -> str:
     """The prose of a Markdown text: without fenced code, display maths and HTML comments."""
-    text = PROSE_DIRECTIVE.sub(lambda m: "\n" + m.group(2) + "\n", text)
+    # A directive's body is prose, less its option lines (":class: dropdown") at the top.
+    text = PROSE_DIRECTIVE.sub(lambda m: "\n" + DIRECTIVE_OPTIONS.sub("", m.group(2)) + "\n", text)
     for pattern in (FENCED, MATH_BLOCK, HTML_COMMENT):
         text = pattern.sub("\n", text)
     return text
@@ -415,6 +417,7 @@ def test_typography_check_catches(text, slip):
         "它叫“FN”变体；**强调**用粗体；*Colab* 这样的英文斜体可以；$a_b \\cdot c_d$ 和 `x_y * z_w` 不是斜体。",
         "代码块里的换行不算：\n\n```python\n# 注释\nx = 1\n```\n\n$$\n\\text{甲}\n\\text{乙}\n$$",
         "显式换行可以保留：  \n第二行。",
+        "```{admonition} 旁注\n:class: dropdown\n折叠起来的正文。\n```",  # an option line is not prose
     ],
 )
 def test_typography_check_accepts_clean_text(text):

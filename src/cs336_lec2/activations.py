@@ -32,8 +32,9 @@ def saved_values_per_token(
     statistics or 1 RMSNorm one; the QKV input; the MLP input and ``2·d_ff`` (GELU's input and output)
     or ``4·d_ff`` (SwiGLU: gate, silu, up, product); and the attention core:
 
-    - math attention: q, k, v (copies with H heads), the softmax output (``H·T``), the output
-      projection's input;
+    - math attention: q, k, v (copies with H heads, which the batched matmuls make when B > 1 and
+      H > 1; with one sequence or one head they keep views, and so the whole QKV output), the
+      softmax output (``H·T``), the output projection's input;
     - flash attention (``F.scaled_dot_product_attention``): q, k, v (``d + 2·kv``, or RoPE's rotated
       q and k beside the QKV output that v keeps alive), its output, and ``H`` log-sum-exp statistics;
     - ``recompute="selective"`` (the core checkpointed): q, k, v and the output projection's input;

@@ -25,7 +25,7 @@ import nbformat
 import yaml
 
 from .execute import RECORD_NAME
-from .pages import add_run_note, colab_repository, load_run_record, run_note, write_colab_copies
+from .pages import add_run_note, colab_repository, load_run_record, run_note, unreadable, write_colab_copies
 from .records import load_record
 from .results_page import fill_results_page
 
@@ -114,15 +114,6 @@ def _edition_config(root: Path, edition: Edition) -> dict:
     return config
 
 
-def _unreadable(path: Path) -> str | None:
-    """Why ``path`` is not a notebook the book can stage (torn JSON, no ``cells``), or None if it is one."""
-    try:
-        nb = nbformat.read(path, as_version=4)
-    except Exception as err:  # nbformat raises NotJSONError, ValidationError, KeyError... on a damaged file
-        return str(err).splitlines()[0][:120] if str(err).strip() else type(err).__name__
-    return None if isinstance(nb.get("cells"), list) else "it has no list of cells"
-
-
 def chapters_from_run(root: Path, notebooks_from: Path) -> tuple[dict[str, Path], list[str]]:
     """Which chapters a book built ``--from`` an execute folder takes from it, and warnings about the rest.
 
@@ -142,8 +133,8 @@ def chapters_from_run(root: Path, notebooks_from: Path) -> tuple[dict[str, Path]
                         "its notebooks are used as they are")
         usable = {}
         for name in sorted(present):
-            if unreadable := _unreadable(notebooks_from / name):
-                warnings.append(f"{Path(name).stem}: its notebook there is unreadable ({unreadable}); "
+            if why := unreadable(notebooks_from / name):
+                warnings.append(f"{Path(name).stem}: its notebook there is unreadable ({why}); "
                                 "the committed notebook is used")
             else:
                 usable[name] = notebooks_from / name
@@ -152,11 +143,12 @@ def chapters_from_run(root: Path, notebooks_from: Path) -> tuple[dict[str, Path]
     chosen: dict[str, Path] = {}
     for name in names:
         run = runs.get(Path(name).stem)
-        unreadable = _unreadable(notebooks_from / name) if run is not None and run["ok"] and name in present else None
-        if unreadable:
-            warnings.append(f"{Path(name).stem}: its notebook there is unreadable ({unreadable}); "
+        taken = run is not None and run["ok"] and name in present
+        why = unreadable(notebooks_from / name) if taken else None
+        if why:
+            warnings.append(f"{Path(name).stem}: its notebook there is unreadable ({why}); "
                             "the committed notebook is used")
-        elif run is not None and run["ok"] and name in present:
+        elif taken:
             chosen[name] = notebooks_from / name
         elif run is not None and not run.get("ok"):
             warnings.append(f"{Path(name).stem} FAILED in that run ({run.get('error')}); "

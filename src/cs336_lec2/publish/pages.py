@@ -53,6 +53,15 @@ def _plain(text: object) -> str:
     return _MARKDOWN_SPECIAL.sub(r"\\\1", " ".join(str(text).split()))
 
 
+def unreadable(path: Path) -> str | None:
+    """Why ``path`` is not a notebook the book can stage (torn JSON, no ``cells``), or None if it is one."""
+    try:
+        nb = nbformat.read(path, as_version=4)
+    except Exception as err:  # nbformat raises NotJSONError, ValidationError, KeyError... on a damaged file
+        return str(err).splitlines()[0][:120] if str(err).strip() else type(err).__name__
+    return None if isinstance(nb.get("cells"), list) else "it has no list of cells"
+
+
 def load_run_record(folder: Path) -> dict[str, Any] | None:
     """The checked run record of an execute folder (:func:`.records.load_record`), or None where it has none."""
     path = folder / RECORD_NAME
