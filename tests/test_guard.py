@@ -5,11 +5,21 @@ from __future__ import annotations
 import errno
 import os
 import signal
+from pathlib import Path
 
 import pytest
 
 from cs336_lec2.publish import guard
-from cs336_lec2.publish.guard import LOCK_NAME, Terminated, folder_lock, sigterm_as_interrupt, write_text_atomic
+from cs336_lec2.publish.guard import (
+    LOCK_NAME,
+    Terminated,
+    folder_lock,
+    sigterm_as_interrupt,
+    write_notebook_atomic,
+    write_text_atomic,
+)
+
+ROOT = Path(__file__).resolve().parent.parent
 
 
 def test_atomic_write_replaces_and_keeps_the_files_mode(tmp_path):
@@ -52,3 +62,13 @@ def test_sigterm_becomes_terminated_and_the_handler_is_restored():
         os.kill(os.getpid(), signal.SIGTERM)
     assert signal.getsignal(signal.SIGTERM) == before
     assert issubclass(Terminated, KeyboardInterrupt)
+
+
+def test_an_atomically_written_notebook_is_byte_identical_to_nbformats(tmp_path):
+    # A re-run must not change a committed notebook's last byte: nbformat.write ends the file with a newline.
+    import nbformat
+
+    nb = nbformat.read(ROOT / "notebooks" / "02_floats.ipynb", as_version=4)
+    nbformat.write(nb, tmp_path / "by_nbformat.ipynb")
+    write_notebook_atomic(nb, tmp_path / "atomic.ipynb")
+    assert (tmp_path / "atomic.ipynb").read_bytes() == (tmp_path / "by_nbformat.ipynb").read_bytes()

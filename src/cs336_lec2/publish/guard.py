@@ -45,7 +45,8 @@ def write_notebook_atomic(nb: Any, target: Path) -> None:
     """Write the notebook ``nb`` to ``target`` all or nothing (:func:`write_text_atomic`)."""
     import nbformat
 
-    write_text_atomic(target, nbformat.writes(nb))
+    text = nbformat.writes(nb)
+    write_text_atomic(target, text if text.endswith("\n") else text + "\n")  # as nbformat.write ends it
 
 
 class Terminated(KeyboardInterrupt):
