@@ -24,6 +24,7 @@ from urllib.parse import quote
 import nbformat
 import yaml
 
+from .cells import PROMPTS, edition_notebook
 from .execute import RECORD_NAME
 from .pages import add_run_note, colab_repository, load_run_record, run_note, unreadable, write_colab_copies
 from .records import load_record
@@ -50,20 +51,16 @@ EDITIONS = {
     "en": Edition("en", "en", "CS336 Lecture 2: PyTorch and resource accounting", "zh", "中文版"),
     "zh": Edition("zh", "zh_CN", "CS336 第 2 讲：PyTorch 与资源核算", "en", "English edition"),
 }
-LANGUAGE_TAGS = {code: f"lang-{code}" for code in EDITIONS}
-
 
 class BookBuildError(RuntimeError):
     """Jupyter Book failed (or warned, with strict builds) for one edition."""
 
 
 def filter_notebook(nb: nbformat.NotebookNode, keep: str) -> nbformat.NotebookNode:
-    """Drop the cells tagged with any language other than ``keep``; code and untagged cells stay."""
+    """The ``keep`` edition of a chapter: its language's cells and outputs, folds and answers (:mod:`.cells`)."""
     if keep not in EDITIONS:
         raise ValueError(f"keep must be one of {sorted(EDITIONS)}, got {keep!r}")
-    drop = {tag for code, tag in LANGUAGE_TAGS.items() if code != keep}
-    nb.cells = [c for c in nb.cells if not drop & set(c.get("metadata", {}).get("tags", []))]
-    return nb
+    return edition_notebook(nb, keep)
 
 
 def toc_files(toc_path: Path) -> list[str]:
@@ -110,6 +107,7 @@ def _edition_config(root: Path, edition: Edition) -> dict:
         cs336_other_language=edition.other,
         cs336_other_label=edition.other_label,
         cs336_other_hreflang=EDITIONS[edition.other].hreflang,
+        **PROMPTS[edition.code],
     )
     return config
 

@@ -11,7 +11,11 @@ from html import escape
 from pathlib import Path
 from typing import Any
 
+from docutils import nodes
+from sphinx.transforms import SphinxTransform
 from sphinx.util import logging
+
+from .cells import ANSWER_CLASS, ANSWER_TAG, ANSWER_TITLE
 
 from .zh_search import GLOSSARY, SearchChineseGlossary, glossary_terms, jieba_available, write_user_dict
 
@@ -79,6 +83,32 @@ def _chinese_search(app: Any) -> None:
         app.config.html_search_options = {**app.config.html_search_options, "dict": str(path)}
 
 
+class AnswersInOneDropdown(SphinxTransform):
+    """Move an exercise's answer code cells into the "Show answer" dropdown of its prose (:mod:`.cells`).
+
+    Jupyter Book renders the prose of a notebook cell and a code cell as siblings, so the staging can wrap
+    only the prose; here every code cell tagged ``answer`` joins the answer dropdown before it (or a new
+    one, when its answer has no prose), and one click shows prose, code and output together.
+    """
+
+    default_priority = 500
+
+    def apply(self, **kwargs: Any) -> None:
+        lang = "zh" if str(self.config.language or "").startswith("zh") else "en"
+        for cell in list(self.document.findall(nodes.container)):
+            if f"tag_{ANSWER_TAG}" not in cell["classes"] or cell.parent is None:
+                continue
+            parent = cell.parent
+            index = parent.index(cell)
+            before = parent[index - 1] if index > 0 else None
+            if not (isinstance(before, nodes.admonition) and ANSWER_CLASS in before["classes"]):
+                before = nodes.admonition("", nodes.title("", ANSWER_TITLE[lang]),
+                                          classes=["admonition", "dropdown", ANSWER_CLASS])
+                parent.insert(index, before)
+            parent.remove(cell)
+            before.append(cell)
+
+
 def setup(app: Any) -> dict[str, Any]:
     app.add_config_value("cs336_other_language", "", "html")
     app.add_config_value("cs336_other_label", "", "html")
@@ -87,4 +117,5 @@ def setup(app: Any) -> dict[str, Any]:
     app.connect("html-page-context", _dedupe_scripts)
     app.add_search_language(SearchChineseGlossary)
     app.connect("builder-inited", _chinese_search)
+    app.add_transform(AnswersInOneDropdown)
     return {"parallel_read_safe": True, "parallel_write_safe": True, "version": "1"}

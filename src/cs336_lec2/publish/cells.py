@@ -1,0 +1,121 @@
+"""How a chapter's cells look in one edition of the book: its language, its folds, its answers.
+
+A chapter notebook carries both languages and says what a cell *is* with a few tags (CONTRIBUTING.md,
+"Cell conventions"); this module turns that into what one edition shows (DESIGN.md §3, §7):
+
+- ``lang-en`` / ``lang-zh`` markdown cells: the other language's cells are dropped, and so are the
+  outputs whose metadata names the other language (:mod:`cs336_lec2.bilingual` tags them);
+- ``checks`` code cells (asserts, ``publish``): the code folds behind "Checks" / "核对";
+- ``plot`` code cells (matplotlib): the code folds behind "Plotting code" / "绘图代码";
+- ``answer`` cells: the prose becomes a "Show answer" / "显示答案" dropdown, and the answer's code
+  cells are moved into that same dropdown when the page is built (:mod:`.sphinx_ext`): one click
+  shows the whole answer;
+- ``zh_comments`` in a code cell's metadata maps its English comments to Chinese ones, applied in the
+  zh edition only.
+"""
+
+from __future__ import annotations
+
+import copy
+import re
+from typing import Any
+
+import nbformat
+
+from ..bilingual import ALT_KEY, LANG_KEY, LANGUAGES
+
+LANGUAGE_TAGS = {code: f"lang-{code}" for code in LANGUAGES}
+ANSWER_TAG, CHECKS_TAG, PLOT_TAG = "answer", "checks", "plot"
+ANSWER_CLASS = "cs336-answer"  # the dropdown's class, which sphinx_ext looks for
+COMMENTS_KEY = "zh_comments"
+
+# The prompts of a folded cell and the title of an answer, per edition.
+FOLDS = {
+    CHECKS_TAG: {"en": ("Checks", "Hide checks"), "zh": ("核对", "收起核对")},
+    PLOT_TAG: {"en": ("Plotting code", "Hide plotting code"), "zh": ("绘图代码", "收起绘图代码")},
+}
+ANSWER_TITLE = {"en": "Show answer", "zh": "显示答案"}
+# Sphinx settings: the theme's words for a folded cell and a dropdown, in the edition's language.
+PROMPTS = {
+    "en": {"nb_code_prompt_show": "Show code cell {type}", "nb_code_prompt_hide": "Hide code cell {type}",
+           "togglebutton_hint": "Click to show", "togglebutton_hint_hide": "Click to hide"},
+    "zh": {"nb_code_prompt_show": "显示代码", "nb_code_prompt_hide": "收起代码",
+           "togglebutton_hint": "点击展开", "togglebutton_hint_hide": "点击收起"},
+}
+
+
+def _tags(cell: Any) -> list[str]:
+    tags = cell.get("metadata", {}).get("tags", [])
+    return list(tags) if isinstance(tags, list) else []
+
+
+def keep_outputs(outputs: list[Any], lang: str) -> list[Any]:
+    """The outputs an edition shows: those in ``lang`` and those in no particular language."""
+    return [o for o in outputs if o.get("metadata", {}).get(LANG_KEY, lang) == lang]
+
+
+def translate_comments(source: str, comments: dict[str, str]) -> str:
+    """``source`` with each ``# english`` comment of ``comments`` replaced by ``# 中文``."""
+    for en, zh in comments.items():
+        source = re.sub(rf"#\s?{re.escape(en)}(?=\s*$)", lambda _m, zh=zh: f"# {zh}", source, flags=re.MULTILINE)
+    return source
+
+
+def comment_lines(source: str) -> list[str]:
+    """The text of every ``#`` comment in ``source`` (whole-line and trailing), without the ``#``."""
+    found = []
+    for line in source.splitlines():
+        in_string = None
+        for i, char in enumerate(line):
+            if in_string:
+                if char == in_string and line[i - 1] != "\\":
+                    in_string = None
+            elif char in "\"'":
+                in_string = char
+            elif char == "#":
+                found.append(line[i + 1:].strip())
+                break
+    return [text for text in found if text]
+
+
+def _fold(cell: Any, fold: str, lang: str) -> None:
+    show, hide = FOLDS[fold][lang]
+    if "hide-input" not in cell.metadata.setdefault("tags", []):
+        cell.metadata.tags.append("hide-input")
+    mystnb = cell.metadata.setdefault("mystnb", {})
+    mystnb.update(code_prompt_show=show, code_prompt_hide=hide)
+
+
+def _answer_prose(source: str, lang: str) -> str:
+    fence = "`" * (max((len(m) for m in re.findall(r"`{3,}", source)), default=2) + 1)
+    return f"{fence}{{admonition}} {ANSWER_TITLE[lang]}\n:class: dropdown {ANSWER_CLASS}\n\n{source}\n{fence}"
+
+
+def edition_notebook(nb: nbformat.NotebookNode, lang: str) -> nbformat.NotebookNode:
+    """A copy of ``nb`` as the ``lang`` edition shows it (see the module docstring)."""
+    if lang not in LANGUAGES:
+        raise ValueError(f"lang must be one of {LANGUAGES}, got {lang!r}")
+    nb = copy.deepcopy(nb)
+    drop = {tag for code, tag in LANGUAGE_TAGS.items() if code != lang}
+    cells = []
+    for cell in nb.cells:
+        tags = set(_tags(cell))
+        if drop & tags:
+            continue
+        if cell.cell_type == "markdown" and ANSWER_TAG in tags:
+            cell.source = _answer_prose(cell.source, lang)
+        if cell.cell_type == "code":
+            cell.outputs = keep_outputs(cell.get("outputs", []), lang)
+            alts = [o["metadata"][ALT_KEY] for o in cell.outputs if ALT_KEY in o.get("metadata", {})]
+            if len(alts) == 1:
+                options = cell.metadata.setdefault("mystnb", {}).setdefault("render_image_options", {})
+                options["alt"] = alts[0]
+            for fold in (CHECKS_TAG, PLOT_TAG):
+                if fold in tags:
+                    _fold(cell, fold, lang)
+            comments = cell.metadata.get(COMMENTS_KEY)
+            if lang == "zh" and isinstance(comments, dict):
+                cell.source = translate_comments(cell.source, comments)
+        cells.append(cell)
+    nb.cells = cells
+    return nb
