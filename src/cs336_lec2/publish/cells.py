@@ -108,7 +108,7 @@ def edition_notebook(nb: nbformat.NotebookNode, lang: str) -> nbformat.NotebookN
             cell.outputs = keep_outputs(cell.get("outputs", []), lang)
             alts = [o["metadata"][ALT_KEY] for o in cell.outputs if ALT_KEY in o.get("metadata", {})]
             if len(alts) == 1:
-                options = cell.metadata.setdefault("mystnb", {}).setdefault("render_image_options", {})
+                options = cell.metadata.setdefault("mystnb", {}).setdefault("image", {})
                 options["alt"] = alts[0]
             for fold in (CHECKS_TAG, PLOT_TAG):
                 if fold in tags:
