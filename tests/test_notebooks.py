@@ -286,9 +286,24 @@ def test_title_and_exercises(notebook):
     assert prose[0].source.startswith("# ") and "lang-en" in tags(prose[0])
     headings = [c.source.splitlines()[0] for c in prose if c.source.startswith("## ")]
     assert "## Exercises" in headings and "## 练习" in headings
-    solutions = [c for c in notebook.cells if c.cell_type == "code" and "hide-cell" in tags(c)]
-    assert 2 <= len(solutions) <= 4
-    assert all("assert" in c.source for c in solutions), "every exercise solution asserts its answer"
+    cells = notebook.cells
+    start = next(i for i, c in enumerate(cells) if c.cell_type == "markdown" and c.source.startswith("## Exercises"))
+    answers = [i for i, c in enumerate(cells) if "answer" in tags(c)]
+    assert answers and min(answers) > start, "answers are tagged `answer` and come after ## Exercises"
+    prose = [i for i in answers if cells[i].cell_type == "markdown"]
+    code = [i for i in answers if cells[i].cell_type == "code"]
+    assert 2 <= len(prose) // 2 <= 4, "2-4 exercises, each with an answer in both languages"
+    for i in prose:
+        first = cells[i].source.lstrip()
+        assert first.startswith("**Answer.**" if "lang-en" in tags(cells[i]) else "**答案。**"), f"cell {i}"
+    for i in code:
+        # an answer's code follows its prose pair (or another answer code cell): one dropdown in the book
+        assert "answer" in tags(cells[i - 1]), f"cell {i}: answer code must follow its answer prose"
+        assert "hide-cell" not in tags(cells[i]), f"cell {i}: the answer tag folds it; no hide-cell"
+    assert any("assert" in cells[i].source for i in code), "the answers' code asserts what they claim"
+    for i, c in enumerate(cells):
+        if c.cell_type == "code" and "hide-cell" in tags(c):
+            raise AssertionError(f"cell {i}: hide-cell is for nothing now; use answer, checks or plot")
 
 
 def test_code_cells_carry_no_language_tag(notebook):
