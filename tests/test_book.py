@@ -592,3 +592,26 @@ def test_results_page_takes_a_nul_in_a_label():
     record = json.loads(json.dumps(RECORD))
     record["measurements"][2]["label"] = "a\x00b 12"
     assert r"| a b 12 | 325 µs |" in render_markdown([("r", record)], "en", None)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_no_answer_is_in_plain_view(built_book, lang):
+    # Issue 27: an exercise's answer (its prose and its code) sits inside one "Show answer" dropdown,
+    # which sphinx-togglebutton keeps closed until a click; nothing of it is on the page outside one.
+    from bs4 import BeautifulSoup
+
+    title = "Show answer" if lang == "en" else "显示答案"
+    pages = sorted((built_book / lang / "notebooks").glob("[0-9][0-9]_*.html"))
+    assert len(pages) == 14
+    for page in pages:
+        article = BeautifulSoup(page.read_text(encoding="utf-8"), "html.parser").select_one("article")
+        dropdowns = article.select(".admonition.dropdown.cs336-answer")
+        assert dropdowns, f"{page.name}: no answer dropdown"
+        for box in dropdowns:
+            assert box.select_one(".admonition-title").get_text(strip=True) == title
+        for cell in article.select(".tag_answer"):
+            assert cell.find_parent(class_="cs336-answer"), f"{page.name}: answer code outside its dropdown"
+        label = "Answer." if lang == "en" else "答案。"
+        for strong in article.find_all("strong", string=label):
+            assert strong.find_parent(class_="cs336-answer"), f"{page.name}: answer prose in plain view"
