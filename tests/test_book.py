@@ -615,3 +615,13 @@ def test_no_answer_is_in_plain_view(built_book, lang):
         label = "Answer." if lang == "en" else "答案。"
         for strong in article.find_all("strong", string=label):
             assert strong.find_parent(class_="cs336-answer"), f"{page.name}: answer prose in plain view"
+
+
+def test_inline_code_breaks_only_between_the_parts_of_a_name():
+    from cs336_lec2.publish.sphinx_ext import breakable_names
+
+    body = '<p><code class="docutils literal notranslate"><span class="pre">cs336_lec2.flops.f(x=1)</span></code></p>'
+    assert breakable_names(body) == ('<p><code class="docutils literal notranslate"><span class="pre">'
+                                     'cs336_<wbr>lec2.<wbr>flops.<wbr>f(<wbr>x=<wbr>1)</span></code></p>')
+    code_block = '<div class="highlight"><pre><span class="n">a.b</span></pre></div>'
+    assert breakable_names(code_block) == code_block, "code blocks keep their text as it is"

@@ -7,6 +7,7 @@ page is reached by climbing out of this edition and descending into the other on
 
 from __future__ import annotations
 
+import re
 from html import escape
 from pathlib import Path
 from typing import Any
@@ -50,6 +51,22 @@ def _dedupe_scripts(app: Any, pagename: str, templatename: str, context: dict, d
     # `const THEBE_JS_URL` declaration is a SyntaxError in the browser on every page.
     if "script_files" in context:
         context["script_files"] = unique_scripts(context["script_files"])
+
+
+_INLINE_CODE = re.compile(r'(<span class="pre">)([^<]*)(</span>)')
+_NAME_BREAK = re.compile(r"(?<=[._/,(=])(?=[^\s])")
+
+
+def breakable_names(body: str) -> str:
+    """``body`` with a break opportunity (``<wbr>``) after each ``.``, ``_``, ``/``, ``,``, ``(`` and ``=``
+    of inline code, so that on a phone `cs336_lec2.flops.matmul_flops` wraps between its parts and
+    never inside a word (the copied text is unchanged: ``<wbr>`` is not a character)."""
+    return _INLINE_CODE.sub(lambda m: m.group(1) + _NAME_BREAK.sub("<wbr>", m.group(2)) + m.group(3), body)
+
+
+def _break_inline_code(app: Any, pagename: str, templatename: str, context: dict, doctree: Any) -> None:
+    if "body" in context:
+        context["body"] = breakable_names(context["body"])
 
 
 def _add_switch(app: Any, pagename: str, templatename: str, context: dict, doctree: Any) -> None:
@@ -114,6 +131,7 @@ def setup(app: Any) -> dict[str, Any]:
     app.add_config_value("cs336_other_hreflang", "", "html")
     app.connect("html-page-context", _add_switch)
     app.connect("html-page-context", _dedupe_scripts)
+    app.connect("html-page-context", _break_inline_code)
     app.add_search_language(SearchChineseGlossary)
     app.connect("builder-inited", _chinese_search)
     app.add_transform(AnswersInOneDropdown)
