@@ -6,6 +6,7 @@ import nbformat
 import pytest
 from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook, new_output
 
+from cs336_lec2.publish import cells as cells_module
 from cs336_lec2.publish.cells import (
     ANSWER_CLASS,
     comment_lines,
@@ -20,6 +21,14 @@ def _out(text, lang=None, **extra):
     return new_output("display_data", data={"text/plain": text}, metadata=metadata)
 
 
+def _fig(text, lang, **extra):
+    return new_output("display_data", data={"text/plain": text, "image/png": "AA=="}, metadata={"lang": lang, **extra})
+
+
+def _texts(cell):
+    return "".join(o.get("text", "") or o.get("data", {}).get("text/plain", "") for o in cell.outputs)
+
+
 def chapter():
     return new_notebook(cells=[
         new_markdown_cell("# 1. Title", metadata={"tags": ["lang-en"]}),
@@ -29,7 +38,7 @@ def chapter():
                       outputs=[_out("shared"), _out("eight bits", "en"), _out("八位", "zh")]),
         new_code_cell("assert x == 1", metadata={"tags": ["checks"]}),
         new_code_cell("draw()", metadata={"tags": ["plot"]},
-                      outputs=[_out("<a line>", "en", alt="a line"), _out("<一条线>", "zh", alt="一条线")]),
+                      outputs=[_fig("<a line>", "en", alt="a line"), _fig("<一条线>", "zh", alt="一条线")]),
         new_markdown_cell("**Answer.** Two ```x``` bytes.", metadata={"tags": ["lang-en", "answer"]}),
         new_markdown_cell("**答案。** 两个字节。", metadata={"tags": ["lang-zh", "answer"]}),
         new_code_cell("assert 2 == 1 + 1", metadata={"tags": ["answer"]}),
@@ -40,7 +49,7 @@ def test_each_edition_keeps_its_own_cells_and_outputs_and_the_shared_ones():
     source = chapter()
     for lang, other in (("en", "八位"), ("zh", "eight bits")):
         nb = edition_notebook(source, lang)
-        texts = [o.data["text/plain"] for c in nb.cells if c.cell_type == "code" for o in c.outputs]
+        texts = "".join(_texts(c) for c in nb.cells if c.cell_type == "code")
         assert "shared" in texts and other not in texts
         assert len(nb.cells) == 6
     assert len(source.cells) == 8 and len(source.cells[2].outputs) == 3, "the source is left as it was"
@@ -85,3 +94,15 @@ def test_keep_outputs_and_bad_language():
     assert [o.data["text/plain"] for o in keep_outputs(outputs, "zh")] == ["b"]
     with pytest.raises(ValueError, match="lang must be one of"):
         edition_notebook(nbformat.v4.new_notebook(), "fr")
+
+
+def test_printed_lines_and_sentences_show_as_one_block_per_run():
+    outputs = [new_output("stream", name="stdout", text="x = 1\n"), _out("eight bits", "zh"),
+               _out("八位", "zh"), new_output("display_data", data={"image/png": "AA==", "text/plain": "<f>"}),
+               _out("after", "zh"), new_output("stream", name="stderr", text="warn\n")]
+    merged = cells_module.merge_text(outputs)
+    assert [o.output_type for o in merged] == ["stream", "display_data", "stream", "stream"]
+    assert merged[0].text == "x = 1\neight bits\n八位\n" and merged[2].text == "after\n"
+    assert merged[3].name == "stderr" and "_text" not in merged[0]
+    nb = new_notebook(cells=[new_code_cell("", outputs=outputs)])
+    assert nbformat.validate(edition_notebook(nb, "zh")) is None

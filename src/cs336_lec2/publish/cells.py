@@ -4,7 +4,8 @@ A chapter notebook carries both languages and says what a cell *is* with a few t
 "Cell conventions"); this module turns that into what one edition shows (DESIGN.md §3, §7):
 
 - ``lang-en`` / ``lang-zh`` markdown cells: the other language's cells are dropped, and so are the
-  outputs whose metadata names the other language (:mod:`cs336_lec2.bilingual` tags them);
+  outputs whose metadata names the other language (:mod:`cs336_lec2.bilingual` tags them); what is
+  left of a cell's printed lines and sentences shows as one block of text;
 - ``checks`` code cells (asserts, ``publish``): the code folds behind "Checks" / "核对";
 - ``plot`` code cells (matplotlib): the code folds behind "Plotting code" / "绘图代码";
 - ``answer`` cells: the prose becomes a "Show answer" / "显示答案" dropdown, and the answer's code
@@ -52,6 +53,35 @@ def _tags(cell: Any) -> list[str]:
 def keep_outputs(outputs: list[Any], lang: str) -> list[Any]:
     """The outputs an edition shows: those in ``lang`` and those in no particular language."""
     return [o for o in outputs if o.get("metadata", {}).get(LANG_KEY, lang) == lang]
+
+
+def _plain_text(output: Any) -> str | None:
+    """The text of a stdout stream or of a display of plain text only; None for anything else."""
+    if output.get("output_type") == "stream" and output.get("name") == "stdout":
+        return output.get("text", "")
+    data = output.get("data", {})
+    if output.get("output_type") == "display_data" and set(data) == {"text/plain"}:
+        text = data["text/plain"]
+        return text if text.endswith("\n") else text + "\n"
+    return None
+
+
+def merge_text(outputs: list[Any]) -> list[Any]:
+    """``outputs`` with each run of printed lines and :func:`~cs336_lec2.bilingual.say` sentences made one
+    stdout stream: the page shows one block of text, as the cell printed it, not one box a sentence."""
+    merged: list[Any] = []
+    for output in outputs:
+        text = _plain_text(output)
+        if text is not None and merged and merged[-1].get("_text"):
+            merged[-1]["text"] += text
+        elif text is not None:
+            merged.append(nbformat.v4.new_output("stream", name="stdout", text=text))
+            merged[-1]["_text"] = True
+        else:
+            merged.append(output)
+    for output in merged:
+        output.pop("_text", None)
+    return merged
 
 
 def translate_comments(source: str, comments: dict[str, str]) -> str:
@@ -105,7 +135,7 @@ def edition_notebook(nb: nbformat.NotebookNode, lang: str) -> nbformat.NotebookN
         if cell.cell_type == "markdown" and ANSWER_TAG in tags:
             cell.source = _answer_prose(cell.source, lang)
         if cell.cell_type == "code":
-            cell.outputs = keep_outputs(cell.get("outputs", []), lang)
+            cell.outputs = merge_text(keep_outputs(cell.get("outputs", []), lang))
             alts = [o["metadata"][ALT_KEY] for o in cell.outputs if ALT_KEY in o.get("metadata", {})]
             if len(alts) == 1:
                 options = cell.metadata.setdefault("mystnb", {}).setdefault("image", {})
