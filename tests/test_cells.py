@@ -106,3 +106,12 @@ def test_printed_lines_and_sentences_show_as_one_block_per_run():
     assert merged[3].name == "stderr" and "_text" not in merged[0]
     nb = new_notebook(cells=[new_code_cell("", outputs=outputs)])
     assert nbformat.validate(edition_notebook(nb, "zh")) is None
+
+
+def test_the_colab_copy_folds_an_answer_in_html_that_jupyter_shows():
+    staged = edition_notebook(chapter(), "zh")
+    colab = cells_module.colab_notebook(staged)
+    assert colab.cells[4].source == "<details><summary>显示答案</summary>\n\n**答案。** 两个字节。\n\n</details>"
+    assert colab.cells[1].source == staged.cells[1].source, "code and other prose stay as staged"
+    en = cells_module.colab_notebook(edition_notebook(chapter(), "en")).cells[4].source
+    assert en.startswith("<details><summary>Show answer</summary>") and "```x```" in en

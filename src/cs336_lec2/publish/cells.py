@@ -121,6 +121,20 @@ def _answer_prose(source: str, lang: str) -> str:
     return f"{fence}{{admonition}} {ANSWER_TITLE[lang]}\n:class: dropdown {ANSWER_CLASS}\n\n{source}\n{fence}"
 
 
+_DROPDOWN = re.compile(r"\A(`{3,})\{admonition\} (?P<title>.*)\n:class: .*\n\n(?P<body>.*)\n\1\Z", re.S)
+
+
+def colab_notebook(nb: nbformat.NotebookNode) -> nbformat.NotebookNode:
+    """A staged edition as its Colab / download copy: an answer's MyST dropdown, which Jupyter and Colab
+    would show as raw text, becomes an HTML ``<details>`` that they fold behind the same title."""
+    nb = copy.deepcopy(nb)
+    for cell in nb.cells:
+        found = _DROPDOWN.match(cell.source) if cell.cell_type == "markdown" else None
+        if found and ANSWER_TAG in _tags(cell):
+            cell.source = f"<details><summary>{found['title']}</summary>\n\n{found['body']}\n\n</details>"
+    return nb
+
+
 def edition_notebook(nb: nbformat.NotebookNode, lang: str) -> nbformat.NotebookNode:
     """A copy of ``nb`` as the ``lang`` edition shows it (see the module docstring)."""
     if lang not in LANGUAGES:

@@ -19,6 +19,7 @@ from typing import Any
 
 import nbformat
 
+from .cells import colab_notebook
 from .execute import RECORD_NAME
 from .records import load_record
 
@@ -119,9 +120,14 @@ def colab_repository(config: dict[str, Any], lang: str) -> dict[str, Any]:
 
 
 def write_colab_copies(stage: Path, out: Path) -> list[Path]:
-    """Copy the staged one-language chapter notebooks of an edition into ``out/notebooks/`` (emptied first)."""
+    """Write the staged one-language chapter notebooks of an edition into ``out/notebooks/`` (emptied first),
+    with answers folded the way Jupyter and Colab can show (:func:`.cells.colab_notebook`)."""
     target = out / "notebooks"
     if target.exists():
         shutil.rmtree(target)
     target.mkdir(parents=True)
-    return [Path(shutil.copy2(path, target / path.name)) for path in sorted((stage / "notebooks").glob("*.ipynb"))]
+    written = []
+    for path in sorted((stage / "notebooks").glob("*.ipynb")):
+        nbformat.write(colab_notebook(nbformat.read(path, as_version=4)), target / path.name)
+        written.append(target / path.name)
+    return written
