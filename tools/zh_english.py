@@ -37,7 +37,7 @@ from pathlib import Path
 
 from bs4 import BeautifulSoup, Comment, Tag
 
-WORD = r"[A-Za-z][A-Za-z'’]*(?:-[A-Za-z0-9]+)*"
+WORD = r"[A-Za-z][A-Za-z0-9'’]*(?:-[A-Za-z0-9]+)*"
 ENGLISH_RUN = re.compile(rf"(?<![\w`$\\]){WORD}(?:[ \t,;:]+{WORD}){{3,}}")
 # Names and titles that stay English in a Chinese text: works cited by title, products.
 NAMES = (

@@ -15,8 +15,8 @@ from docutils import nodes
 from sphinx.transforms import SphinxTransform
 from sphinx.util import logging
 
+from . import zh_theme
 from .cells import ANSWER_CLASS, ANSWER_TAG, ANSWER_TITLE
-
 from .zh_search import GLOSSARY, SearchChineseGlossary, glossary_terms, jieba_available, write_user_dict
 
 logger = logging.getLogger(__name__)
@@ -118,4 +118,5 @@ def setup(app: Any) -> dict[str, Any]:
     app.add_search_language(SearchChineseGlossary)
     app.connect("builder-inited", _chinese_search)
     app.add_transform(AnswersInOneDropdown)
+    zh_theme.setup(app)
     return {"parallel_read_safe": True, "parallel_write_safe": True, "version": "1"}
