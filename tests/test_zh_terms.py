@@ -20,7 +20,8 @@ ONE_FORM = {
     r"拷贝": "复制",
     r"重算": "重计算",
     r"\bdtypes?\b": "数据类型 (dtype only as code)",
-    r"(?<!十进制)(?<!保留三位)(?<!保留 3 位)有效数字": "有效位 (binary significand bits; 有效数字 only for decimal digits)",
+    r"(?<!十进制)(?<!保留三位)(?<!保留 3 位)有效数字":
+        "有效位 (binary significand bits; 有效数字 only for decimal digits)",
     r"失准": "不再成立 (a formula that bends)",
     r"(?:GPU|显卡|H100|A100|B200|T4)\s*(?:上\s*)?的?\s*内存": "显存 (GPU memory)",
     r"训练步骤": "训练步",
@@ -30,7 +31,8 @@ ONE_FORM = {
     r"前后比对|参与比对": "不做输出比对",
     r"软件包(?!索引|管理)|(?<!辅助)包里": "辅助包",
     r"(?<!（)\b[Nn]otebooks?\b": "笔记本 (笔记本（notebook） at its first use)",
-    r"(?<![（(\w.])\d+(?:\.\d+)?\s?[BT]\s*(?:个|训练数据|的训练数据|词元|参数)": "400 亿（40B）个参数, 15 万亿（15T）个词元",
+    r"(?<![（(\w.])\d+(?:\.\d+)?\s?[BT]\s*(?:个|训练数据|的训练数据|词元|参数)":
+        "400 亿（40B）个参数, 15 万亿（15T）个词元",
 }
 # A term glossed at its first use on each chapter and page: term -> the gloss right after it.
 FIRST_USE = {"辅助包": "（`cs336_lec2`）", "笔记本": "（notebook）"}
