@@ -87,6 +87,7 @@ CATALOGS = ("sphinx", "booktheme")
 
 
 def is_chinese(app: Any) -> bool:
+    """Whether the edition being built is a Chinese one (its Sphinx ``language`` starts with zh)."""
     return str(app.config.language or "").lower().startswith("zh")
 
 
