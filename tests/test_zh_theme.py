@@ -104,3 +104,19 @@ def test_the_results_page_labels_speak_chinese_and_keep_numbers_and_identifiers(
     assert zh_label(label) == "ddp, rank 0（共 2 个）: Adam 更新后 TransformerLM(21152 个参数) 的训练状态"
     label = "Cruncher train step on the device, fp32 (TF32 off), batch=N, dim=N, num_layers=N, steps=N"
     assert zh_english.english_runs(zh_label(label)) == []
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_results_tables_fit_a_phone(built_book, lang):
+    """Issue 27 §7: at 400 px no machine column of the results page lies off-screen."""
+    playwright = pytest.importorskip("playwright.sync_api")
+    if not Path("/usr/bin/chromium").exists():
+        pytest.skip("no Chromium at /usr/bin/chromium")
+    with playwright.sync_playwright() as p:
+        browser = p.chromium.launch(executable_path="/usr/bin/chromium")
+        page = browser.new_page(viewport={"width": 400, "height": 800})
+        page.goto((built_book / lang / "book" / "results.html").as_uri())
+        overflow = page.evaluate("""() => [...document.querySelectorAll('article table')].map(
+            (t) => Math.round(t.getBoundingClientRect().right - window.innerWidth))""")
+        browser.close()
+    assert overflow and max(overflow) <= 0, overflow
