@@ -24,7 +24,7 @@ from urllib.parse import quote
 import nbformat
 import yaml
 
-from . import landing
+from . import landing, pages
 from .cells import PROMPTS, edition_notebook
 from .execute import RECORD_NAME
 from .pages import add_run_note, colab_repository, load_run_record, run_note, unreadable, write_colab_copies
@@ -206,6 +206,8 @@ def stage_edition(
         if notebooks_from is not None:
             taken = source != root / "notebooks" / name
             add_run_note(nb, run_note(record, notebooks_from.name, Path(name).stem, taken, lang))
+            if taken:
+                pages.show_run_parameters(nb, record, lang)
         (stage / "notebooks").mkdir(exist_ok=True)
         nbformat.write(nb, stage / "notebooks" / name)
     return stage
