@@ -168,8 +168,8 @@ def scan(build: Path) -> list[Finding]:
         raise FileNotFoundError(f"{html} is missing: give the --build-dir of `cs336-lec2 book`")
     findings = []
     for path in sorted(html.rglob("*.html")):
-        if "_static" in path.parts or "_sources" in path.parts:
-            continue
+        if "_static" in path.parts or "_sources" in path.parts or path.name == "print.html":
+            continue  # print.html: the pages again, joined for the PDF (tools/book_pdf.py)
         page = path.relative_to(html).with_suffix("").as_posix()
         findings += page_findings(path.read_text(encoding="utf-8"), page)
     if (build / "stage" / "zh").is_dir():
