@@ -74,10 +74,11 @@ _ZH_LABEL = (
 
 
 def zh_label(label: str) -> str:
-    """A measurement's label with its English words in Chinese (numbers and identifiers kept)."""
+    """A measurement's label (escaped Markdown, :func:`escape`) with its English words in Chinese."""
+    label = re.sub(r"\\([!-/:-@\[-`{-~])", r"\1", label)  # undo escape(), translate, escape again
     for pattern, chinese in _ZH_LABEL:
         label = re.sub(pattern, chinese, label)
-    return label
+    return escape(label)
 _DEVICE_WORD = re.compile(r"\bon (cpu|cuda(:\d+)?)\b")
 _PUNCTUATION = re.compile(r"([\\`*_{}\[\]()<>#+\-.!|$~^&:;=\"'@%,/?])")
 
