@@ -61,7 +61,7 @@ _ZH_LABEL = (
     (r"host-to-device copy", "主机到设备的复制"),
     (r"\bpageable\b", "可分页内存"),
     (r"\bpinned\b", "锁页内存"),
-    (r"\(torch’s default on the CPU; the run labelled it foreach\)",
+    (r"\(torch['’]s default on the CPU; the run labelled it foreach\)",
      "（CPU 上 torch 的默认值；该次运行把它标成了 foreach）"),
     (r"\bCUDA peak\b", "CUDA 峰值"),
     (r"\bpackage\b", "辅助包"),
