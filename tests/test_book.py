@@ -425,12 +425,14 @@ def test_the_set_up_says_what_torch_a_plain_index_gives():
 def test_the_glossary_gives_the_chinese_search_its_words():
     from cs336_lec2.publish.zh_search import glossary_terms
 
-    terms = glossary_terms((ROOT / "book" / "glossary.md").read_text(encoding="utf-8"))
+    terms = glossary_terms((ROOT / "book" / "zh" / "glossary.md").read_text(encoding="utf-8"))
     for word in ("混合精度", "混合精度训练", "激活值", "张量", "优化器状态", "浮点运算次数", "显存带宽", "内存带宽"):
         assert word in terms, word
     assert "每秒浮点运算次数" in terms and not any("（" in t or "/" in t or " " in t for t in terms)
     table = "| English | 中文 | note |\n|---|---|---|\n| a | 甲乙（A） / 丙丁 | x |\n| b | 戊 | |\n"
     assert glossary_terms(table)[1:] == ["甲乙", "丙丁"]  # after EXTRA_WORDS; one-character terms are dropped
+    definitions = "# 术语表\n\n甲乙（A）、丙丁\n: 释义。\n\n戊己 / 庚\n: 释义。\n"
+    assert glossary_terms(definitions)[1:] == ["甲乙", "丙丁", "戊己"]
 
 
 def test_the_chinese_index_also_holds_the_glossary_terms_inside_longer_words(tmp_path):

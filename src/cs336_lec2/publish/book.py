@@ -24,6 +24,7 @@ from urllib.parse import quote
 import nbformat
 import yaml
 
+from . import landing, pages
 from .cells import PROMPTS, edition_notebook
 from .execute import RECORD_NAME
 from .pages import add_run_note, colab_repository, load_run_record, run_note, unreadable, write_colab_copies
@@ -205,6 +206,8 @@ def stage_edition(
         if notebooks_from is not None:
             taken = source != root / "notebooks" / name
             add_run_note(nb, run_note(record, notebooks_from.name, Path(name).stem, taken, lang))
+            if taken:
+                pages.show_run_parameters(nb, record, lang)
         (stage / "notebooks").mkdir(exist_ok=True)
         nbformat.write(nb, stage / "notebooks" / name)
     return stage
@@ -228,30 +231,9 @@ def icon_link(svg: str) -> str:
     return f'<link rel="icon" href="data:image/svg+xml,{quote(svg.strip())}" type="image/svg+xml">'
 
 
-def landing_page(icon_svg: str) -> str:
-    """The root ``index.html`` that offers both editions."""
-    links = "\n".join(
-        f'    <li><a href="{code}/index.html" hreflang="{e.hreflang}">'
-        f"{escape(e.title)}</a></li>"
-        for code, e in EDITIONS.items()
-    )
-    return f"""<!DOCTYPE html>
-<html lang="en">
-<head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
-<title>CS336 Lecture 2 · 第 2 讲</title>
-{icon_link(icon_svg)}
-<style>body{{font-family:system-ui,sans-serif;max-width:40rem;margin:4rem auto;padding:0 1.25rem;
-line-height:1.6}}</style>
-</head>
-<body>
-  <h1>CS336 Lecture 2 · 第 2 讲</h1>
-  <p>Choose an edition · 请选择版本：</p>
-  <ul>
-{links}
-  </ul>
-</body>
-</html>
-"""
+def landing_page(icon_svg: str, pdfs: dict[str, str] | None = None) -> str:
+    """The root ``index.html``: what the book is, the chapters of both editions as cards (:mod:`.landing`)."""
+    return landing.landing_page(icon_link(icon_svg), pdfs)
 
 
 def edition_redirect_page(edition: Edition, target: str, icon_svg: str) -> str:
@@ -341,6 +323,7 @@ def build_book(
         index = target / "index.html"
         forward_to = _redirect_target(index.read_text(encoding="utf-8"))
         index.write_text(edition_redirect_page(EDITIONS[code], forward_to, icon_svg), encoding="utf-8")
-    (html / "index.html").write_text(landing_page(icon_svg), encoding="utf-8")
+    pdfs = {code: landing.pdf_href(code) for code in EDITIONS if (html / landing.pdf_href(code)).is_file()}
+    (html / "index.html").write_text(landing_page(icon_svg, pdfs), encoding="utf-8")
     (html / ".nojekyll").touch()  # GitHub Pages: serve _static/ and friends as they are
     return html

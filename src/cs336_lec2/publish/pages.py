@@ -110,6 +110,33 @@ def add_run_note(nb: nbformat.NotebookNode, note: str) -> nbformat.NotebookNode:
     return nb
 
 
+_PARAMETER = re.compile(r"^(?P<head>[ \t]*(?P<name>device|preset)[ \t]*=[ \t]*)"
+                        r"""(?P<q>["'])(?P<value>[^"'\n]*)(?P=q)(?P<tail>[^\n]*)$""", re.M)
+_ASKED = {"en": "asked for: ", "zh": "请求值："}
+
+
+def show_run_parameters(nb: nbformat.NotebookNode, record: dict[str, Any] | None, lang: str) -> nbformat.NotebookNode:
+    """A chapter taken from a run shows what ran in its parameters cells, not what was asked for.
+
+    ``device = "auto"`` in a run the record says ran on ``cuda`` becomes ``device = "cuda"  # asked for: "auto"``
+    (in the ``parameters`` cell and papermill's ``injected-parameters`` cell), so the page's code and its
+    outputs agree; the note under the title (:func:`run_note`) names the machine.
+    """
+    ran = ((record or {}).get("parameters") or {})
+
+    def shown(m: re.Match) -> str:
+        value = ran.get(m["name"])
+        if not isinstance(value, str) or not value or value == m["value"]:
+            return m.group(0)
+        return f'{m["head"]}"{value}"  # {_ASKED[lang]}"{m["value"]}"'
+
+    for cell in nb.cells:
+        tags = set(cell.get("metadata", {}).get("tags", []))
+        if cell.cell_type == "code" and tags & {"parameters", "injected-parameters"}:
+            cell.source = _PARAMETER.sub(shown, cell.source)
+    return nb
+
+
 def colab_repository(config: dict[str, Any], lang: str) -> dict[str, Any]:
     """The ``repository`` section of an edition's Jupyter Book config: its launch buttons open the
     edition's one-language notebooks on ``colab_branch`` (the branch root holds ``<lang>/notebooks/``)."""

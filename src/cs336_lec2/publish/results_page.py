@@ -49,6 +49,36 @@ _TEXT = {
     },
 }
 _NUMBER = re.compile(r"\d+(?:\.\d+)?")
+# The words of the chapters' measurement labels (English in the records), in the zh edition's terms;
+# numbers and identifiers stay as they are.
+_ZH_LABEL = (
+    (r"training state of (.+?) after Adam", r"Adam 更新后 \1 的训练状态"),
+    (r"saved activations of one block", "一个块保存的激活值"),
+    (r"Cruncher train step on the device", "Cruncher 在设备上的一个训练步"),
+    (r"Transformer training step", "Transformer 的一个训练步"),
+    (r"\b(AdamW|AdaGrad) step\b", r"\1 的一步"),
+    (r"checkpoint file", "检查点文件"),
+    (r"host-to-device copy", "主机到设备的复制"),
+    (r"\bpageable\b", "可分页内存"),
+    (r"\bpinned\b", "锁页内存"),
+    (r"\(torch['’]s default on the CPU; the run labelled it foreach\)",
+     "（CPU 上 torch 的默认值；该次运行把它标成了 foreach）"),
+    (r"\bCUDA peak\b", "CUDA 峰值"),
+    (r"\bpackage\b", "辅助包"),
+    (r"\(TF32 off\)", "（关闭 TF32）"),
+    (r"\bTF32 matmuls\b", "TF32 矩阵乘法"),
+    (r"\brank (\d+) of (\d+)\b", r"rank \1（共 \2 个）"),
+    (r"\b(N|\d+) params\b", r"\1 个参数"),
+    (r"\b(N|\d+) bytes\b", r"\1 字节"),
+)
+
+
+def zh_label(label: str) -> str:
+    """A measurement's label (escaped Markdown, :func:`escape`) with its English words in Chinese."""
+    label = re.sub(r"\\([!-/:-@\[-`{-~])", r"\1", label)  # undo escape(), translate, escape again
+    for pattern, chinese in _ZH_LABEL:
+        label = re.sub(pattern, chinese, label)
+    return escape(label)
 _DEVICE_WORD = re.compile(r"\bon (cpu|cuda(:\d+)?)\b")
 _PUNCTUATION = re.compile(r"([\\`*_{}\[\]()<>#+\-.!|$~^&:;=\"'@%,/?])")
 
@@ -198,10 +228,12 @@ def render_markdown(records: list[tuple[str, dict[str, Any]]], lang: str, plot_n
         rows, notes_n = _label_rows(memory, lambda m: f"{_bytes(m['measured_bytes'])} ("
                                     + (f"{_sig(m['measured_bytes'] / m['estimate_bytes'])}×" if m["estimate_bytes"]
                                        else "–") + ")")
+        rows = [[zh_label(r[0]) if lang == "zh" else r[0], *r[1:]] for r in rows]
         parts += [f"## {t['memory']}", t["memory_note"], _table(header, rows)]
     timing = _keyed(records, "timing")
     if timing:
         rows, any_n = _label_rows(timing, lambda m: _seconds(m["seconds"]))
+        rows = [[zh_label(r[0]) if lang == "zh" else r[0], *r[1:]] for r in rows]
         notes_n |= any_n
         parts += [f"## {t['timing']}", _table(header, rows)]
     if notes_n:

@@ -16,6 +16,7 @@ from docutils import nodes
 from sphinx.transforms import SphinxTransform
 from sphinx.util import logging
 
+from . import zh_theme
 from .cells import ANSWER_CLASS, ANSWER_TAG, ANSWER_TITLE
 from .zh_search import GLOSSARY, SearchChineseGlossary, glossary_terms, jieba_available, write_user_dict
 
@@ -99,6 +100,16 @@ def _chinese_search(app: Any) -> None:
         app.config.html_search_options = {**app.config.html_search_options, "dict": str(path)}
 
 
+CHAPTER_LINK = re.compile(r"\[([^\]\n]+)\]\(\.\./(notebooks/[\w-]+)\.ipynb\)")
+
+
+def _unlink_absent_chapters(app: Any, docname: str, source: list[str]) -> None:
+    """In a book page, a link to a chapter this book leaves out (removed from ``_toc.yml``) becomes its text."""
+    if docname.startswith("book/"):
+        source[0] = CHAPTER_LINK.sub(
+            lambda m: m.group(0) if m.group(2) in app.env.found_docs else m.group(1), source[0])
+
+
 class AnswersInOneDropdown(SphinxTransform):
     """Move an exercise's answer code cells into the "Show answer" dropdown of its prose (:mod:`.cells`).
 
@@ -134,5 +145,7 @@ def setup(app: Any) -> dict[str, Any]:
     app.connect("html-page-context", _break_inline_code)
     app.add_search_language(SearchChineseGlossary)
     app.connect("builder-inited", _chinese_search)
+    app.connect("source-read", _unlink_absent_chapters)
     app.add_transform(AnswersInOneDropdown)
+    zh_theme.setup(app)
     return {"parallel_read_safe": True, "parallel_write_safe": True, "version": "1"}

@@ -2,7 +2,7 @@
 
 Chinese is written without spaces, so Sphinx's default search would index a whole sentence as one
 "word". Sphinx's Chinese search language cuts the pages with jieba (``jieba.cut_for_search``) when it
-is installed; the glossary's terms (``book/glossary.md``: 混合精度, 激活值, 优化器状态 …) are added to
+is installed; the glossary's terms (``book/zh/glossary.md``: 混合精度, 激活值, 优化器状态 …) are added to
 jieba's dictionary so that each is one word, and every term found inside a longer word is indexed too
 (``混合精度训练`` also yields ``混合精度``). In the browser, a query is cut the same way: a run of
 Chinese characters that is not itself a word of the index is split into the longest index words,
@@ -53,19 +53,26 @@ function splitQuery(query) {
 
 
 def glossary_terms(markdown: str) -> list[str]:
-    """The Chinese terms of the glossary's table (its second column), in order, without repeats.
+    """The Chinese terms of the glossary, in order, without repeats.
 
-    A cell such as ``显存带宽 / 内存带宽`` gives two terms; a parenthesised part (``（FLOP/s）``) is
-    dropped; :data:`EXTRA_WORDS` come first; a term must contain a Chinese character and be at least
-    two characters long.
+    A term is a definition list's term (the line before a line that starts with ``: ``) or the second
+    column of a table. A term such as ``显存带宽 / 内存带宽`` or ``浮点运算、浮点运算次数`` gives each
+    of its parts; a parenthesised part (``（FLOP/s）``) is dropped; :data:`EXTRA_WORDS` come first; a
+    term must contain a Chinese character and be at least two characters long.
     """
     terms: list[str] = list(EXTRA_WORDS)
-    for line in markdown.splitlines():
+    lines = markdown.splitlines()
+    for line, after in zip(lines, [*lines[1:], ""], strict=True):
         cells = [cell.strip() for cell in line.strip().strip("|").split("|")]
-        if len(cells) < 2 or set(cells[0]) <= set("-: ") or cells[0] == "English":  # separator, header
+        if after.startswith(": ") and line.strip() and not line.startswith(("#", ":", "|")):
+            found = line
+        elif line.lstrip().startswith("|") and len(cells) >= 2 and not set(cells[0]) <= set("-: ") \
+                and cells[0] != "English":  # a table row, not its separator or header
+            found = cells[1]
+        else:
             continue
-        for term in _BRACKETS.sub("", cells[1]).split("/"):
-            term = term.strip()
+        for term in re.split(r"[/、，,]", _BRACKETS.sub("", found)):
+            term = term.strip().strip("*")
             if len(term) >= 2 and _HAN.search(term) and " " not in term and term not in terms:
                 terms.append(term)
     return terms

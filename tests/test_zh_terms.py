@@ -1,0 +1,102 @@
+"""One term, one form, book-wide (issue 28 §3): the decisions of ``book/glossary.md``, checked on every
+Chinese cell of every chapter and every Chinese page of the book.
+
+What a test cannot decide is left to the translator (CONTRIBUTING.md, "Writing Chinese"): 显存 for GPU
+memory against 内存 for host memory is checked only where the sentence names the GPU (GPU 内存, H100 的内存);
+the abbreviation of a large number is checked where it counts something (15T 个词元), not after its first use.
+"""
+
+from __future__ import annotations
+
+import re
+
+import nbformat
+import pytest
+from test_notebooks import CHAPTERS, ZH_PAGES, without_code_and_math, zh_cells, zh_prose
+
+# pattern in the prose (code spans read `c`, maths $m$) -> the book's form
+ONE_FORM = {
+    r"本讲": "第 2 讲 (the lecture)",
+    r"拷贝": "复制",
+    r"重算": "重计算",
+    r"\bdtypes?\b": "数据类型 (dtype only as code)",
+    r"(?<!十进制)(?<!保留三位)(?<!保留 3 位)有效数字":
+        "有效位 (binary significand bits; 有效数字 only for decimal digits)",
+    r"失准": "不再成立 (a formula that bends)",
+    r"(?:GPU|显卡|H100|A100|B200|T4)\s*(?:上\s*)?的?\s*内存": "显存 (GPU memory)",
+    r"训练步骤": "训练步",
+    r"小预设|(?<!`)\bsmall\s*预设": "`small` 预设",
+    r"练习\s*\d+\s*[.:：．]": "**练习 N。**",
+    r"批次大小": "批大小 / 临界批大小",
+    r"前后比对|参与比对": "不做输出比对",
+    r"软件包(?!索引|管理)|(?<!辅助)包里": "辅助包",
+    r"(?<![（/])\b[Nn]otebooks?\b(?!/)": "笔记本 (笔记本（notebook） at its first use)",
+    r"(?<![（(\w.])\d+(?:\.\d+)?\s?[BT]\s*(?:个|训练数据|的训练数据|词元|参数)":
+        "400 亿（40B）个参数, 15 万亿（15T）个词元",
+}
+# A term glossed at its first use on each chapter and page: term -> the gloss right after it.
+FIRST_USE = {"辅助包": "（`cs336_lec2`）", "笔记本": "（notebook）"}
+
+
+def term_slips(text: str) -> list[str]:
+    """Where a Chinese Markdown text departs from the book's one form of a term."""
+    plain = without_code_and_math(text)
+    return [f"{m.group(0)!r} -> {instead}: {plain[max(m.start() - 8, 0):m.end() + 8]!r}"
+            for pattern, instead in ONE_FORM.items() for m in re.finditer(pattern, plain)]
+
+
+def unglossed(text: str) -> list[str]:
+    """The terms of :data:`FIRST_USE` whose first use in ``text`` lacks its gloss."""
+    prose = zh_prose(text)
+    found = []
+    for term, gloss in FIRST_USE.items():
+        first = prose.find(term)
+        if first >= 0 and not prose[first + len(term):].lstrip("*").startswith(gloss):
+            found.append(f"first {term} needs {gloss}: {prose[first:first + len(term) + 14]!r}")
+    return found
+
+
+def chapter_slips(path) -> list[str]:
+    notebook = nbformat.read(path, as_version=4)
+    cells = zh_cells(notebook)
+    problems = [f"cell {i}: {p}" for i, source in cells for p in term_slips(source)]
+    return problems + unglossed("\n\n".join(source for _, source in cells))
+
+
+@pytest.mark.parametrize("path", CHAPTERS, ids=[p.stem for p in CHAPTERS])
+def test_chapter_terms_have_one_form(path):
+    problems = chapter_slips(path)
+    assert not problems, "\n".join(problems)
+
+
+@pytest.mark.parametrize("page", ZH_PAGES, ids=[p.stem for p in ZH_PAGES])
+def test_page_terms_have_one_form(page):
+    text = page.read_text(encoding="utf-8")
+    problems = term_slips(text) + unglossed(text)
+    assert not problems, "\n".join(problems)
+
+
+@pytest.mark.parametrize(
+    ("text", "slip"),
+    [
+        ("本讲讲到", "本讲"), ("先拷贝一份", "拷贝"), ("逐块重算", "重算"), ("它的 dtype 是", "dtype"),
+        ("bf16 有 8 位有效数字", "有效数字"), ("公式就失准了", "失准"), ("GPU 内存放不下", "GPU 内存"),
+        ("H100 的内存", "H100 的内存"), ("每个训练步骤", "训练步骤"), ("用小预设", "小预设"),
+        ("用 small 预设", "small 预设"), ("**练习 1.** 算一算", "练习 1."), ("临界批次大小", "批次大小"),
+        ("不参与前后比对", "前后比对"), ("本书的软件包", "软件包"), ("包里的函数", "包里"),
+        ("这个 notebook 里", "notebook"), ("15T 训练数据", "15T 训练数据"), ("1.4T 个词元", "1.4T 个"),
+    ],
+)
+def test_term_slips_are_caught(text, slip):
+    found = term_slips(text)
+    assert found and slip in found[0], found
+
+
+def test_the_book_forms_pass():
+    text = ("第 2 讲；复制；激活重计算；数据类型 `dtype`；8 个有效位；3 位十进制有效数字；保留三位有效数字；"
+            "公式不再成立；显存；CPU 内存；训练步；`small` 预设；**练习 1。**；临界批大小；不做输出比对；"
+            "软件包索引；笔记本（notebook）；400 亿（40B）个参数；15 万亿（15T）个词元；Llama 2 7B。")
+    assert term_slips(text) == []
+    assert unglossed("辅助包（`cs336_lec2`）与笔记本（notebook）；之后的辅助包和笔记本不再加注。") == []
+    assert unglossed("辅助包的函数，后来才写辅助包（`cs336_lec2`）") == [
+        "first 辅助包 needs （`cs336_lec2`）: '辅助包的函数，后来才写辅助包（`c'"]
