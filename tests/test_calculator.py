@@ -16,13 +16,13 @@ from cs336_lec2.calculator import (
     PRESETS,
     URL_KEYS,
     calculate,
-    config_from_url,
     normalize,
     page_data,
     page_data_module,
     preset_architecture,
     preset_key,
 )
+from cs336_lec2.calculator_url import config_from_url
 from cs336_lec2.distributed import STAGES, zero_memory
 from cs336_lec2.hardware.accelerators import ACCELERATORS
 from cs336_lec2.memory import OPTIMIZER_STATES, PRECISIONS
@@ -193,11 +193,11 @@ def test_memory_and_flops_add_up(model, gpus, stage, precision, optimizer, batch
 
 def test_a_page_address_round_trips_to_a_config():
     config = config_from_url("#model=llama2-7b&seq=4096&batch=1&tokens=2e12&gpus=64&zero=zero3&mfu=0.5&tf32=1")
-    assert config == {"model": "llama2-7b", "seq_len": 4096, "micro_batch": 1, "tokens": 2e12, "num_gpus": 64,
+    assert config == {"model": "llama2-7b", "seq_len": 4096, "micro_batch": 1, "tokens": 2 * 10**12, "num_gpus": 64,
                       "stage": "zero3", "mfu": 0.5, "tf32": True}
     assert calculate(config)["parameters"]["total"] == RELEASED["llama2-7b"]
     assert config_from_url("") == {} and set(URL_KEYS) == set(DEFAULTS)
-    with pytest.raises(ValueError, match="unknown input 'gpu_count'"):
+    with pytest.raises(ValueError, match="'gpu_count' is not an input"):
         config_from_url("#gpu_count=8")
 
 

@@ -1,6 +1,6 @@
 // Written by `python -m cs336_lec2.calculator` from the package's tables; do not edit by hand
 // (tests/test_calculator.py fails when this file and the package differ).
-export default {
+(window.CS336_CALC = window.CS336_CALC || {}).DATA = {
  "presets": {
   "gpt2-small": {
    "name": "GPT-2 small",
@@ -510,5 +510,25 @@ export default {
   "stage": "zero",
   "recompute": "recomp",
   "flash_attention": "flash"
+ },
+ "limits": {
+  "vocab_size": 16777216,
+  "context_length": 16777216,
+  "num_layers": 4096,
+  "d_model": 262144,
+  "num_heads": 16384,
+  "num_kv_heads": 16384,
+  "d_ff": 1048576,
+  "seq_len": 16777216,
+  "micro_batch": 65536,
+  "num_gpus": 1048576,
+  "tokens": 1000000000000000
+ },
+ "mfu_min": 0.001,
+ "token_budgets": {
+  "llama2-7b": 2000000000000,
+  "llama2-13b": 2000000000000,
+  "llama2-70b": 2000000000000,
+  "llama3-8b": 15000000000000
  }
 };

@@ -7,11 +7,12 @@
 // headless Chromium (every preset and 500 random configurations; integers exactly, floats to 1e-9).
 // Counts, FLOPs and bytes are BigInt (FLOP totals pass 2**53); floats follow Python's order of
 // operations so that most agree to the last bit. The tables come from data.js, which the package
-// writes (python -m cs336_lec2.calculator).
-import DATA from "./data.js";
-
-export { DATA };
-
+// writes (python -m cs336_lec2.calculator). An ordinary script, not an ES module: Chromium refuses
+// module scripts from file://, and the book must work opened from disk. It adds its functions to
+// window.CS336_CALC (data.js, loaded before it, put DATA there).
+(function (NS) {
+"use strict";
+const DATA = NS.DATA;
 const big = BigInt;
 
 // ---- exact helpers ---------------------------------------------------------------------------------
@@ -22,7 +23,7 @@ function bitLength(n) {
 }
 
 /** float(Fraction(num, den)) for BigInts num >= 0, den > 0: the correctly rounded double. */
-export function ratioToNumber(num, den) {
+function ratioToNumber(num, den) {
   if (num % den === 0n) return Number(num / den);
   if (num <= MAX_SAFE && den <= MAX_SAFE) return Number(num) / Number(den);
   const shift = Math.max(0, 66 - (bitLength(num) - bitLength(den)));
@@ -33,7 +34,7 @@ export function ratioToNumber(num, den) {
 }
 
 /** Fraction(x) for a finite double x >= 0: [numerator, denominator] as BigInts. */
-export function doubleToRatio(x) {
+function doubleToRatio(x) {
   const view = new DataView(new ArrayBuffer(8));
   view.setFloat64(0, x);
   const hi = view.getUint32(0);
@@ -50,7 +51,7 @@ export function doubleToRatio(x) {
 
 // ---- the formulas, named after the Python functions ---------------------------------------------------
 // Each is a property of F so that a test can replace one (and see the cross-check fail).
-export const F = {
+const F = {
   // lm.TransformerConfig.kv_dim: the width of K (and of V)
   kv_dim(c) {
     return big(c.num_kv_heads) * (big(c.d_model) / big(c.num_heads));
@@ -194,72 +195,84 @@ function clusterTime(c, n, peak) {
 }
 
 // ---- the configuration ------------------------------------------------------------------------------
-export const ARCHITECTURE = ["vocab_size", "context_length", "num_layers", "d_model", "num_heads", "num_kv_heads",
+const ARCHITECTURE = ["vocab_size", "context_length", "num_layers", "d_model", "num_heads", "num_kv_heads",
   "d_ff", "gated_mlp", "tied_embeddings", "bias", "norm", "positions"];
 const INTS = ["vocab_size", "context_length", "num_layers", "d_model", "num_heads", "num_kv_heads", "d_ff",
   "seq_len", "micro_batch", "num_gpus"];
 const BOOLS = ["gated_mlp", "tied_embeddings", "bias", "tf32", "flash_attention"];
 
-export class ConfigError extends Error {
-  constructor(field, message) {
-    super(`${field} ${message}`);
-    this.field = field;
+class ConfigError extends Error {
+  /** A bad input: ``field`` its key, ``code`` what is wrong (strings.js words it per language), ``params``. */
+  constructor(field, code, params = {}) {
+    super(`${field}: ${code} ${JSON.stringify(params)}`);
+    Object.assign(this, { field, code, params });
   }
 }
 
 function choice(field, value, options) {
-  if (!options.includes(value)) throw new ConfigError(field, `must be one of ${options.join(", ")}`);
+  if (!options.includes(value)) throw new ConfigError(field, "choice", { options: options.join(", ") });
 }
 
-/** calculator.normalize: the config over the defaults, checked; a preset model sets the architecture. */
-export function normalize(config) {
-  const c = { ...DATA.defaults, ...config };
+/** The preset's own seq_len and published tokens (calculator.preset_defaults). */
+function presetDefaults(model) {
+  if (!(model in DATA.presets)) return {};
+  const own = { seq_len: DATA.presets[model].context_length };
+  return model in DATA.token_budgets ? { ...own, tokens: DATA.token_budgets[model] } : own;
+}
+
+/** calculator.normalize: the config over the defaults, checked in the same order; a preset sets the architecture. */
+function normalize(config) {
   for (const key of Object.keys(config)) {
-    if (!(key in DATA.defaults)) throw new ConfigError(key, "is not a calculator input");
+    if (!(key in DATA.defaults)) throw new ConfigError(key, "unknown");
   }
-  choice("model", c.model, [...Object.keys(DATA.presets), "custom"]);
+  const model = "model" in config ? config.model : DATA.defaults.model;
+  choice("model", model, [...Object.keys(DATA.presets), "custom"]);
+  const c = { ...DATA.defaults, ...presetDefaults(model), ...config };
   if (c.model !== "custom") {
     for (const key of ARCHITECTURE) c[key] = DATA.presets[c.model][key];
   }
   for (const key of INTS) {
-    if (!Number.isSafeInteger(c[key]) || c[key] < 1) throw new ConfigError(key, "must be a positive whole number");
+    const v = c[key], max = DATA.limits[key];
+    if (!Number.isSafeInteger(v) || v < 1 || v > max) throw new ConfigError(key, "int", { max });
   }
   for (const key of BOOLS) {
-    if (typeof c[key] !== "boolean") throw new ConfigError(key, "must be true or false");
+    if (typeof c[key] !== "boolean") throw new ConfigError(key, "bool");
   }
-  if (c.num_heads % c.num_kv_heads) throw new ConfigError("num_kv_heads", `must divide num_heads=${c.num_heads}`);
-  if (c.d_model % c.num_heads) throw new ConfigError("d_model", `must be a multiple of num_heads=${c.num_heads}`);
+  if (c.num_heads % c.num_kv_heads) throw new ConfigError("num_kv_heads", "kv", { heads: c.num_heads });
+  if (c.d_model % c.num_heads) throw new ConfigError("d_model", "heads", { heads: c.num_heads });
   choice("norm", c.norm, DATA.norms);
   choice("positions", c.positions, DATA.positions);
-  if (c.positions === "rope" && (c.d_model / c.num_heads) % 2) {
-    throw new ConfigError("positions", "rope needs an even head dimension d_model/num_heads");
-  }
+  if (c.positions === "rope" && (c.d_model / c.num_heads) % 2) throw new ConfigError("positions", "rope");
   if (c.positions === "learned" && c.seq_len > c.context_length) {
-    throw new ConfigError("seq_len", `must be <= context_length=${c.context_length} with learned positions`);
+    throw new ConfigError("seq_len", "context", { ctx: c.context_length });
   }
-  if (typeof c.tokens === "bigint") {
-    if (c.tokens < 1n) throw new ConfigError("tokens", "must be a positive whole number");
-  } else if (!Number.isInteger(c.tokens) || c.tokens < 1) {
-    throw new ConfigError("tokens", "must be a positive whole number");
-  }
-  if (!(typeof c.mfu === "number" && c.mfu > 0 && c.mfu <= 1)) throw new ConfigError("mfu", "must be in (0, 1]");
+  const tokens = c.tokens, maxTokens = DATA.limits.tokens;
+  const whole = typeof tokens === "bigint" || (typeof tokens === "number" && Number.isInteger(tokens));
+  if (!whole || tokens < 1 || tokens > maxTokens) throw new ConfigError("tokens", "int", { max: maxTokens });
+  c.tokens = Number(tokens);
   choice("gpu", c.gpu, Object.keys(DATA.accelerators));
   choice("precision", c.precision, Object.keys(DATA.precisions));
   choice("optimizer", c.optimizer, Object.keys(DATA.optimizer_states));
   choice("stage", c.stage, DATA.stages);
   choice("recompute", c.recompute, DATA.recompute);
+  if (!(typeof c.mfu === "number" && c.mfu >= DATA.mfu_min && c.mfu <= 1)) {
+    throw new ConfigError("mfu", "mfu", { min: DATA.mfu_min });
+  }
+  const hfu = (c.mfu * Number(F.training_flops_per_token(c, c.seq_len, c.recompute)))
+    / Number(F.training_flops_per_token(c, c.seq_len, "none"));
+  if (hfu > 1) throw new ConfigError("mfu", "hfu", { hfu: hfu.toFixed(3) });
   return c;
 }
 
 /** calculator.matmul_dtype: the peak-table key of the recipe's matmuls. */
-export function matmulDtype(c) {
+function matmulDtype(c) {
   const key = DATA.matmul_dtype[c.precision];
   const peaks = DATA.accelerators[c.gpu].peak_flops;
   return key === "fp32" && c.tf32 && "tf32" in peaks ? "tf32" : key;
 }
 
 /** calculator.calculate: every quantity the page shows (BigInt for integers, Number for floats). */
-export function calculate(config) {
+function calculate(config) {
   const c = normalize(config);
   const counts = F.parameter_count(c);
   const n = counts.total, tokens = big(c.tokens), gpus = c.num_gpus, seq = c.seq_len, batch = c.micro_batch;
@@ -304,7 +317,7 @@ export function calculate(config) {
 }
 
 /** A JSON-able copy of a result: BigInts as {"int": "<decimal>"} (for the cross-check with Python). */
-export function serialize(value) {
+function serialize(value) {
   if (typeof value === "bigint") return { int: value.toString() };
   if (Array.isArray(value)) return value.map(serialize);
   if (value && typeof value === "object") {
@@ -312,3 +325,7 @@ export function serialize(value) {
   }
   return value;
 }
+
+Object.assign(NS, { ARCHITECTURE, ConfigError, F, calculate, normalize, presetDefaults, serialize, matmulDtype,
+  ratioToNumber, doubleToRatio });
+})(window.CS336_CALC = window.CS336_CALC || {});

@@ -118,4 +118,6 @@ def setup(app: Any) -> dict[str, Any]:
     app.add_search_language(SearchChineseGlossary)
     app.connect("builder-inited", _chinese_search)
     app.add_transform(AnswersInOneDropdown)
+    # The calculator on its page and inline in chapters: a few lines that load it only where a page has one.
+    app.add_js_file("calculator/loader.js", loading_method="defer")
     return {"parallel_read_safe": True, "parallel_write_safe": True, "version": "1"}
