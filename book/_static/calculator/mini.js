@@ -7,6 +7,13 @@
 const { DATA, T, calculate, fmtInt, message, readHash } = NS;
 const GB = 1e9;
 
+function short(x) {  // 15000000000000 -> "15.0 T"
+  for (const [unit, scale] of [["T", 1e12], ["B", 1e9], ["M", 1e6], ["K", 1e3]]) {
+    if (x >= scale) return `${(x / scale).toPrecision(3)} ${unit}`;
+  }
+  return String(x);
+}
+
 function row(list, name, value) {
   const dt = document.createElement("dt");
   dt.textContent = name;
@@ -32,7 +39,7 @@ function fill(box) {
   title.className = "cs336-calc-mini-title";
   const model = c.model === "custom" ? T.custom : DATA.presets[c.model].name;
   title.textContent = `${T.mini}${T.colon}${model} · ${fmtInt.format(c.num_gpus)} × ${card.name}`
-    + ` · T = ${fmtInt.format(c.seq_len)}, B = ${c.micro_batch} · D = ${Number(c.tokens).toPrecision(3)}`;
+    + ` · T = ${fmtInt.format(c.seq_len)}, B = ${c.micro_batch} · D = ${short(c.tokens)}`;
   const list = document.createElement("dl");
   const total = Number(r.parameters.total);
   row(list, T.miniParams, [`${(total / 1e9).toPrecision(4)} B (${fmtInt.format(total)})`]);
@@ -40,7 +47,7 @@ function fill(box) {
   row(list, T.miniDays, [days]);
   const m = r.memory;
   row(list, T.miniMemory, [`${(m.total / GB).toFixed(1)} GB / ${(Number(m.card) / GB).toFixed(0)} GB — `,
-    verdict(m.fits, T.fits, T.noFit)]);
+    verdict(m.fits, T.fits, T.noFit), ` (${T.mem.activations} ${(Number(m.activations) / GB).toFixed(1)} GB)`]);
   const comm = r.communication.seconds_per_step;
   row(list, T.miniComm, [comm === null ? T.wholeNodes : `${comm.toPrecision(3)} ${T.seconds}`]);
   const link = document.createElement("a");
