@@ -114,7 +114,7 @@ def test_a_bad_link_keeps_the_valid_fields_and_lists_the_bad_one(from_disk, link
 
 
 def test_a_typed_bad_value_dims_the_results_until_it_is_fixed(from_disk):
-    lang, page = from_disk
+    _lang, page = from_disk
     page.evaluate("() => { location.hash = '#model=llama2-7b&gpus=8'; }")
     page.wait_for_function("() => !document.querySelector('.cs336-calc-error li')")
     before = page.locator(".cs336-calc-results").inner_text()
@@ -139,7 +139,7 @@ def _fragments(rng: random.Random, count: int) -> list[str]:
 
 
 def test_the_page_reads_every_address_as_python_does(from_disk):
-    lang, page = from_disk
+    _lang, page = from_disk
     extra = ["#model=custom&heads=7&kv=3", "#seq=2048", "#tokens=1.5e13&gpus=16&foo=1&gpus=8", "#mfu=.5"]
     fragments = [*BAD_LINKS, *extra, *_fragments(random.Random(29), 300)]
     found = page.evaluate(READ, fragments)
