@@ -26,7 +26,7 @@ from cs336_lec2.calculator_url import config_from_url
 from cs336_lec2.distributed import STAGES, zero_memory
 from cs336_lec2.hardware.accelerators import ACCELERATORS
 from cs336_lec2.memory import OPTIMIZER_STATES, PRECISIONS
-from cs336_lec2.napkin import training_days
+from cs336_lec2.napkin import SECONDS_PER_DAY, training_days
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -214,3 +214,29 @@ def test_every_link_to_the_calculator_in_the_book_opens_a_valid_configuration():
             calculate(config_from_url(fragment))
         except (ValueError, TypeError) as err:
             pytest.fail(f"{name} links the calculator with {fragment}: {err}")
+
+
+def test_an_optimizer_step_accumulates_micro_batches_at_the_mfu():
+    config = {"model": "llama2-7b", "num_gpus": 64, "micro_batch": 2, "grad_accum": 8, "mfu": 0.4}
+    r = calculate(config)
+    step = r["step"]
+    assert step["global_batch"] == 64 * 2 * 8 and step["global_batch_tokens"] == 64 * 2 * 8 * 4096
+    assert step["global_batch_tokens"] == 4 * 2**20  # Llama 2's published 4M-token batch (Touvron et al. 2023)
+    assert step["steps"] == math.ceil(2 * 10**12 / step["global_batch_tokens"])
+    assert math.isclose(step["seconds"] * step["tokens_per_second"], step["global_batch_tokens"])
+    # the whole run is its steps, one after the other (the last step partly filled)
+    assert math.isclose(step["steps"] * step["seconds"], r["time"]["days"] * SECONDS_PER_DAY, rel_tol=1e-5)
+    one = calculate({**config, "grad_accum": 1})["step"]
+    assert math.isclose(step["seconds"], 8 * one["seconds"]) and step["tokens_per_second"] == one["tokens_per_second"]
+
+
+def test_each_card_communicates_over_its_own_node():
+    one_call = {"model": "llama2-7b", "num_gpus": 64, "stage": "zero1"}  # one all-reduce: bandwidth dominates
+    seconds = {gpu: calculate({**one_call, "gpu": gpu})["communication"]["seconds_per_step"]
+               for gpu in ("a100-sxm-80gb", "h100-sxm", "h200", "b200", "h100-pcie", "rtx-4090")}
+    # across nodes the ring runs at the node's NICs: HDR 200 Gb/s on DGX A100, NDR 400 Gb/s on the others
+    assert seconds["a100-sxm-80gb"] > 1.9 * seconds["h100-sxm"] and seconds["h200"] == seconds["h100-sxm"]
+    assert seconds["h100-pcie"] is None and seconds["rtx-4090"] is None  # no DGX node for these cards
+    inside = {gpu: calculate({**one_call, "num_gpus": 8, "gpu": gpu})["communication"]["seconds_per_step"]
+              for gpu in ("h100-sxm", "b200")}
+    assert inside["b200"] < 0.51 * inside["h100-sxm"]  # NVLink 5 doubles NVLink 4 inside a node

@@ -35,7 +35,7 @@ from typing import Any
 from .activations import activation_bytes_per_layer, logits_bytes, segment_checkpoint_bytes
 from .checks import check_bool, check_choice, check_count, check_int, check_real
 from .distributed import STAGES, step_communication, zero_memory
-from .distributed.cluster import DDP_BUCKET_BYTES, H100_CLUSTER, breakeven_tokens, step_seconds
+from .distributed.cluster import CLUSTERS, DDP_BUCKET_BYTES, breakeven_tokens, step_seconds
 from .flops import training_flops
 from .hardware.accelerators import ACCELERATORS
 from .lm import NORMS, POSITIONS, RECOMPUTE, TransformerConfig
@@ -65,7 +65,7 @@ def preset_architecture(key: str) -> dict[str, Any]:
 
 DEFAULTS: dict[str, Any] = {
     "model": "gpt2-small", **preset_architecture("gpt2-small"),
-    "seq_len": 1024, "micro_batch": 8, "tokens": 10**10, "gpu": "h100-sxm", "num_gpus": 8, "mfu": 0.4,
+    "seq_len": 1024, "micro_batch": 8, "grad_accum": 1, "tokens": 10**10, "gpu": "h100-sxm", "num_gpus": 8, "mfu": 0.4,
     "tf32": False, "precision": "mixed_bf16", "optimizer": "adamw", "stage": "dp", "recompute": "none",
     "flash_attention": True,
 }
@@ -82,7 +82,7 @@ TOKEN_BUDGETS = {
 # float and an exact JavaScript number (below 2**53).
 LIMITS = {"vocab_size": 2**24, "context_length": 2**24, "num_layers": 2**12, "d_model": 2**18,
           "num_heads": 2**14, "num_kv_heads": 2**14, "d_ff": 2**20, "seq_len": 2**24, "micro_batch": 2**16,
-          "num_gpus": 2**20, "tokens": 10**15}
+          "num_gpus": 2**20, "grad_accum": 2**16, "tokens": 10**15}
 MFU_MIN = 0.001  # 0.1 %: below it the page would print training times of millions of years
 
 
@@ -90,9 +90,9 @@ MFU_MIN = 0.001  # 0.1 %: below it the page would print training times of millio
 URL_KEYS = {"model": "model", "vocab_size": "vocab", "context_length": "ctx", "num_layers": "layers",
             "d_model": "d", "num_heads": "heads", "num_kv_heads": "kv", "d_ff": "dff", "gated_mlp": "gated",
             "tied_embeddings": "tied", "bias": "bias", "norm": "norm", "positions": "pos", "seq_len": "seq",
-            "micro_batch": "batch", "tokens": "tokens", "gpu": "gpu", "num_gpus": "gpus", "mfu": "mfu",
-            "tf32": "tf32", "precision": "prec", "optimizer": "opt", "stage": "zero", "recompute": "recomp",
-            "flash_attention": "flash"}
+            "micro_batch": "batch", "grad_accum": "accum", "tokens": "tokens", "gpu": "gpu", "num_gpus": "gpus",
+            "mfu": "mfu", "tf32": "tf32", "precision": "prec", "optimizer": "opt", "stage": "zero",
+            "recompute": "recomp", "flash_attention": "flash"}
 
 
 @contextlib.contextmanager
@@ -133,7 +133,7 @@ def normalize(config: Mapping[str, Any]) -> dict[str, Any]:
     if c["model"] != "custom":
         c.update(preset_architecture(c["model"]))
     for name in ("vocab_size", "context_length", "num_layers", "d_model", "num_heads", "num_kv_heads", "d_ff",
-                 "seq_len", "micro_batch", "num_gpus"):
+                 "seq_len", "micro_batch", "num_gpus", "grad_accum"):
         with _field(name):
             check_int(name, c[name], minimum=1, maximum=LIMITS[name])
     for name in ("gated_mlp", "tied_embeddings", "bias", "tf32", "flash_attention"):
@@ -251,24 +251,32 @@ def calculate(config: Mapping[str, Any]) -> dict[str, Any]:
 
     communication = {"bytes_per_step": step_communication(n, gpus, c["stage"], bytes_per_value=recipe["grad_bytes"]),
                      "tokens_per_step": gpus * batch * seq, **_cluster_time(c, n, peak)}
+    # An optimizer step: grad_accum micro-batches on every GPU, at the MFU (which counts every overhead)
+    global_tokens = gpus * batch * c["grad_accum"] * seq
+    rate = None if peak is None else gpus * peak * c["mfu"]  # model FLOP/s of all the GPUs
+    step = {"global_batch": gpus * batch * c["grad_accum"], "global_batch_tokens": global_tokens,
+            "steps": -(-tokens // global_tokens), "seconds": None if rate is None else per_token * global_tokens / rate,
+            "tokens_per_second": None if rate is None else rate / per_token}
     return {"parameters": parameters, "flops": flops, "time": time, "memory": memory,
-            "largest_model": largest, "communication": communication}
+            "largest_model": largest, "communication": communication, "step": step}
 
 
 def _cluster_time(c: Mapping[str, Any], n: int, peak: float | None) -> dict[str, Any]:
-    """Seconds of a step's collectives on DGX H100 nodes and the tokens per GPU whose compute hides them.
+    """Seconds of a step's collectives on the card's DGX nodes and the tokens per GPU whose compute hides them.
 
     Chapter 14's model (:mod:`cs336_lec2.distributed.cluster`): DDP (``dp``) all-reduces in 25 MiB
     buckets and overlaps only with the backward pass (4 FLOPs per parameter per token); ZeRO-1/2 also
     reduce gradients during backward (4); ZeRO-3 / FSDP prefetches parameters during forward too (6).
-    Compute runs at the dense peak times MFU. ``None`` where the GPUs do not fill whole nodes of 8.
+    Compute runs at the dense peak times MFU. ``None`` where the card has no node in
+    :data:`~cs336_lec2.distributed.cluster.CLUSTERS` or the GPUs do not fill whole nodes of 8.
     """
     gpus, stage = c["num_gpus"], c["stage"]
-    if gpus > H100_CLUSTER.gpus_per_node and gpus % H100_CLUSTER.gpus_per_node:
+    _, cluster = CLUSTERS.get(c["gpu"], (None, None))
+    if cluster is None or (gpus > cluster.gpus_per_node and gpus % cluster.gpus_per_node):
         return {"seconds_per_step": None, "breakeven_tokens_per_gpu": None}
     bucket = DDP_BUCKET_BYTES if stage == "dp" else None
     per_value = PRECISIONS[c["precision"]].grad
-    seconds = step_seconds(stage, n, gpus, H100_CLUSTER, bytes_per_value=per_value, bucket_bytes=bucket)
+    seconds = step_seconds(stage, n, gpus, cluster, bytes_per_value=per_value, bucket_bytes=bucket)
     hide = 6 if stage == "zero3" else 4
     even = None if peak is None else breakeven_tokens(seconds, n, peak * c["mfu"], flops_per_param=hide)
     return {"seconds_per_step": seconds, "breakeven_tokens_per_gpu": even}
@@ -286,7 +294,8 @@ def page_data() -> dict[str, Any]:
             "optimizer_states": dict(OPTIMIZER_STATES), "stages": list(STAGES), "recompute": list(RECOMPUTE),
             "norms": list(NORMS), "positions": list(POSITIONS),
             "matmul_dtype": dict(MATMUL_DTYPE), "seconds_per_day": SECONDS_PER_DAY, "defaults": DEFAULTS,
-            "cluster": {**dataclasses.asdict(H100_CLUSTER), "ddp_bucket_bytes": DDP_BUCKET_BYTES},
+            "clusters": {key: {"name": name, **dataclasses.asdict(cluster)}
+                         for key, (name, cluster) in CLUSTERS.items()}, "ddp_bucket_bytes": DDP_BUCKET_BYTES,
             "url_keys": URL_KEYS, "limits": LIMITS, "mfu_min": MFU_MIN, "token_budgets": TOKEN_BUDGETS}
 
 

@@ -80,7 +80,7 @@ function buildForm() {
       select("positions", DATA.positions.map((k) => [k, T.positionsList[k]])),
       ...["gated_mlp", "tied_embeddings", "bias"].map(checkbox),
     ]),
-    fieldset(T.training, [number("seq_len"), number("micro_batch"), number("tokens")]),
+    fieldset(T.training, [number("seq_len"), number("micro_batch"), number("grad_accum"), number("tokens")]),
     fieldset(T.hardware, [select("gpu", cards), number("num_gpus"), number("mfu", { min: 0.01, max: 1, step: 0.01 }),
       checkbox("tf32")]),
     fieldset(T.recipe, [
@@ -155,6 +155,10 @@ function commRows(comm, c) {
   const perGpu = c.micro_batch * c.seq_len;
   const rows = [[T.bytes_per_step, bytes(comm.bytes_per_step)],
     [T.tokens_per_step, fmtInt.format(comm.tokens_per_step)], [T.tokens_per_gpu, fmtInt.format(perGpu)]];
+  const k = DATA.clusters[c.gpu];
+  if (!k) return [...rows, [T.network, T.noNetwork]];
+  const gbs = (x) => `${x / 1e9} GB/s`;
+  rows.push([T.network, `${k.name}: NVLink ${gbs(k.nvlink)}, ${k.nics_per_node} × ${gbs(k.nic)} (${T.perDirection})`]);
   if (comm.seconds_per_step === null) return [...rows, [T.seconds_per_step, T.wholeNodes]];
   rows.push([T.seconds_per_step, `${comm.seconds_per_step.toPrecision(3)} ${T.seconds}`]);
   if (comm.breakeven_tokens_per_gpu === null) return [...rows, [T.breakEven, T.noPeak]];
@@ -162,6 +166,16 @@ function commRows(comm, c) {
   const verdict = document.createElement("span");
   verdict.append(`${fmtInt.format(Math.ceil(even))} — `, badgeText(perGpu >= even, T.hidden, T.exposed));
   return [...rows, [T.breakEven, verdict]];
+}
+
+function stepRows(step, c) {
+  const rate = (x) => (x === null ? T.noPeak : `${short(x)}`);
+  return [[T.grad_accum, fmtInt.format(c.grad_accum)], [T.global_batch, fmtInt.format(step.global_batch)],
+    [T.global_batch_tokens, fmtInt.format(step.global_batch_tokens)],
+    [T.step_seconds, step.seconds === null ? T.noPeak : `${step.seconds.toPrecision(3)} ${T.seconds}`],
+    [T.tokens_per_second, rate(step.tokens_per_second)],
+    [T.tokens_per_second_gpu, rate(step.tokens_per_second === null ? null : step.tokens_per_second / c.num_gpus)],
+    [T.steps, fmtInt.format(step.steps)]];
 }
 
 function badgeText(ok, yes, no) {
@@ -251,6 +265,7 @@ function render(out, r, c) {
     [T.largest, [T.stage, T.maxParams], Object.entries(r.largest_model)
       .map(([k, v]) => [T.stages[k], `${short(v)} (${fmtInt.format(v)})`])],
     [T.comm, [T.quantity, T.value], commRows(r.communication, c)],
+    [T.stepTable, [T.quantity, T.value], stepRows(r.step, c)],
   ];
   const old = out.querySelectorAll(":scope > table");
   const first = out.firstElementChild;

@@ -153,30 +153,29 @@ const F = {
     return passes * (((n - 1) / n) * Number(psi * big(bytesPerValue)));
   },
   // distributed.cluster: an α–β model of NCCL's ring collectives on DGX H100 nodes (chapter 14)
-  ring_bandwidth(n) {
-    const k = DATA.cluster, nodes = Math.max(1, Math.floor(n / k.gpus_per_node));
+  ring_bandwidth(n, k) {
+    const nodes = Math.max(1, Math.floor(n / k.gpus_per_node));
     return nodes === 1 ? k.nvlink : Math.min(k.nvlink, k.nics_per_node * k.nic);
   },
-  ring_latency(collective, n) {
-    const k = DATA.cluster;
+  ring_latency(collective, n, k) {
     if (n === 1) return 0;
     const nodes = Math.max(1, Math.floor(n / k.gpus_per_node));
     const twice = collective === "all_reduce" ? 2 : 1;
     const steps = twice * (n - 1), crossing = twice * (nodes - 1);
     return k.base_latency + (steps - crossing) * k.nvlink_step + crossing * k.net_step;
   },
-  collective_seconds(collective, payload, n, bucket) {
+  collective_seconds(collective, payload, n, bucket, k) {
     const sent = (((collective === "all_reduce" ? 2 : 1) * (n - 1)) / n) * Number(payload);
     const calls = bucket === null ? 1 : Math.max(1, Math.ceil(Number(payload) / bucket));
-    return calls * F.ring_latency(collective, n) + sent / F.ring_bandwidth(n);
+    return calls * F.ring_latency(collective, n, k) + sent / F.ring_bandwidth(n, k);
   },
-  step_seconds(stage, psi, n, bytesPerValue, bucket) {
+  step_seconds(stage, psi, n, bytesPerValue, bucket, k) {
     const payload = psi * big(bytesPerValue);
     if (stage === "zero3") {
-      const gathers = F.collective_seconds("all_gather", payload, n, bucket);
-      return 2 * gathers + F.collective_seconds("reduce_scatter", payload, n, bucket);
+      const gathers = F.collective_seconds("all_gather", payload, n, bucket, k);
+      return 2 * gathers + F.collective_seconds("reduce_scatter", payload, n, bucket, k);
     }
-    return F.collective_seconds("all_reduce", payload, n, bucket);
+    return F.collective_seconds("all_reduce", payload, n, bucket, k);
   },
   breakeven_tokens(seconds, psi, rate, flopsPerParam) {
     return (seconds * rate) / (flopsPerParam * Number(psi));
@@ -185,10 +184,12 @@ const F = {
 
 /** calculator._cluster_time: a step's collectives in seconds and the tokens per GPU that hide them. */
 function clusterTime(c, n, peak) {
-  const g = DATA.cluster.gpus_per_node;
-  if (c.num_gpus > g && c.num_gpus % g) return { seconds_per_step: null, breakeven_tokens_per_gpu: null };
-  const bucket = c.stage === "dp" ? DATA.cluster.ddp_bucket_bytes : null;
-  const seconds = F.step_seconds(c.stage, n, c.num_gpus, DATA.precisions[c.precision].grad, bucket);
+  const k = DATA.clusters[c.gpu];
+  if (!k || (c.num_gpus > k.gpus_per_node && c.num_gpus % k.gpus_per_node)) {
+    return { seconds_per_step: null, breakeven_tokens_per_gpu: null };
+  }
+  const bucket = c.stage === "dp" ? DATA.ddp_bucket_bytes : null;
+  const seconds = F.step_seconds(c.stage, n, c.num_gpus, DATA.precisions[c.precision].grad, bucket, k);
   const hide = c.stage === "zero3" ? 6 : 4;
   const even = peak === null ? null : F.breakeven_tokens(seconds, n, peak * c.mfu, hide);
   return { seconds_per_step: seconds, breakeven_tokens_per_gpu: even };
@@ -198,7 +199,7 @@ function clusterTime(c, n, peak) {
 const ARCHITECTURE = ["vocab_size", "context_length", "num_layers", "d_model", "num_heads", "num_kv_heads",
   "d_ff", "gated_mlp", "tied_embeddings", "bias", "norm", "positions"];
 const INTS = ["vocab_size", "context_length", "num_layers", "d_model", "num_heads", "num_kv_heads", "d_ff",
-  "seq_len", "micro_batch", "num_gpus"];
+  "seq_len", "micro_batch", "num_gpus", "grad_accum"];
 const BOOLS = ["gated_mlp", "tied_embeddings", "bias", "tf32", "flash_attention"];
 
 class ConfigError extends Error {
@@ -312,8 +313,15 @@ function calculate(config) {
   }
   const communication = { bytes_per_step: F.step_communication(n, gpus, c.stage, recipe.grad_bytes),
     tokens_per_step: big(gpus) * big(batch) * big(seq), ...clusterTime(c, n, peak) };
+  // an optimizer step: grad_accum micro-batches on every GPU, at the MFU (which counts every overhead)
+  const globalTokens = big(gpus) * big(batch) * big(c.grad_accum) * big(seq);
+  const rate = peak === null ? null : gpus * peak * c.mfu;
+  const step = { global_batch: big(gpus) * big(batch) * big(c.grad_accum), global_batch_tokens: globalTokens,
+    steps: (tokens + globalTokens - 1n) / globalTokens,
+    seconds: rate === null ? null : Number(perToken * globalTokens) / rate,
+    tokens_per_second: rate === null ? null : rate / Number(perToken) };
   const parameters = counts;
-  return { parameters, flops, time, memory, largest_model: largest, communication };
+  return { parameters, flops, time, memory, largest_model: largest, communication, step };
 }
 
 /** A JSON-able copy of a result: BigInts as {"int": "<decimal>"} (for the cross-check with Python). */

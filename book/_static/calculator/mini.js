@@ -49,7 +49,11 @@ function fill(box) {
   row(list, T.miniMemory, [`${(m.total / GB).toFixed(1)} GB / ${(Number(m.card) / GB).toFixed(0)} GB — `,
     verdict(m.fits, T.fits, T.noFit), ` (${T.mem.activations} ${(Number(m.activations) / GB).toFixed(1)} GB)`]);
   const comm = r.communication.seconds_per_step;
-  row(list, T.miniComm, [comm === null ? T.wholeNodes : `${comm.toPrecision(3)} ${T.seconds}`]);
+  const network = DATA.clusters[c.gpu] ? T.wholeNodes : T.noNetwork;
+  row(list, T.miniComm, [comm === null ? network : `${comm.toPrecision(3)} ${T.seconds}`]);
+  const perStep = r.step.seconds === null ? T.noPeak
+    : `${r.step.seconds.toPrecision(3)} ${T.seconds}, ${short(r.step.tokens_per_second)} ${T.tokensPerSecond}`;
+  row(list, T.step_seconds, [perStep]);
   const link = document.createElement("a");
   link.className = "cs336-calc-mini-link";
   link.href = `${NS.ROOT}book/calculator.html#${hash}`;

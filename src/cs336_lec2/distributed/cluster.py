@@ -75,6 +75,21 @@ class Cluster:
 
 H100_CLUSTER = Cluster()  # DGX H100 nodes on NDR InfiniBand
 
+# NVIDIA DGX A100 (https://developer.nvidia.com/blog/defining-ai-innovation-with-dgx-a100/): 8 A100 SXM
+# GPUs, NVSwitch "GPU to GPU communication to peak at 600 GB/s" (both directions), and 8 single-port
+# ConnectX-6 200 Gb/s HDR InfiniBand NICs for the compute fabric.
+A100_CLUSTER = Cluster(nvlink=600e9 / 2, nic=200e9 / 8)
+# NVIDIA DGX B200 user guide (https://docs.nvidia.com/dgx/dgxb200-user-guide/introduction-to-dgxb200.html):
+# 8 B200 GPUs, fifth-generation NVSwitch "14.4 TB/s aggregate" (1.8 TB/s per GPU, both directions) and
+# 8 single-port ConnectX-7 cards up to 400 Gb/s.
+B200_CLUSTER = Cluster(nvlink=14.4e12 / 8 / 2, nic=CONNECTX7_NDR)
+# The node each card is built into, by the accelerator table's key: DGX H200 is DGX H100's network
+# with H200 GPUs (NVLink 900 GB/s, 8 ConnectX-7; DGX H200 user guide). Cards without an 8-GPU
+# NVSwitch node (PCIe, NVL pairs, consumer cards, V100's hybrid cube mesh) have none here.
+CLUSTERS = {"a100-sxm-40gb": ("DGX A100", A100_CLUSTER), "a100-sxm-80gb": ("DGX A100", A100_CLUSTER),
+            "h100-sxm": ("DGX H100", H100_CLUSTER), "h200": ("DGX H200", H100_CLUSTER),
+            "b200": ("DGX B200", B200_CLUSTER)}
+
 
 def _check_world(world_size: int, cluster: Cluster) -> tuple[int, int]:
     n = check_int("world_size", world_size, minimum=1)
