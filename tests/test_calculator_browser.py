@@ -38,6 +38,7 @@ def random_config(rng: random.Random) -> dict:
     config = {
         "seq_len": rng.choice([1, 7, 128, 1024, 2048, 4096, 8192, 32768, rng.randint(1, 65536)]),
         "micro_batch": rng.randint(1, 64),
+        "grad_accum": rng.choice([1, 2, 16, rng.randint(1, LIMITS["grad_accum"])]),
         "tokens": rng.choice([1, 10**9, 3 * 10**11, 15 * 10**12, rng.randint(1, LIMITS["tokens"])]),
         "gpu": rng.choice(sorted(DATA["accelerators"])),
         "num_gpus": rng.choice([1, 2, 3, 8, 12, 16, 64, 1000, 1024, 16384, rng.randint(1, 100_000)]),
@@ -134,7 +135,8 @@ def test_the_comparison_fails_when_a_formula_differs(calculator):
         calculator.evaluate("""() => { const F = window.cs336Calculator.F; F._attention = F.attention_flops_per_token;
             F.attention_flops_per_token = (c, s) => F._attention(c, s) + 1n; }""")
         wrong = compare(calculator, presets)
-        assert wrong and all("flops.per_token" in m or "flops.total" in m or "time.days" in m for m in wrong)
+        affected = ("flops.per_token", "flops.total", "time.days", "step.seconds", "step.tokens_per_second")
+        assert wrong and all(any(name in m for name in affected) for m in wrong)
         assert sum("flops.per_token:" in m for m in wrong) == len(presets)
         calculator.evaluate("""() => { const F = window.cs336Calculator.F;
             F.attention_flops_per_token = F._attention; F._days = F.days;
