@@ -97,7 +97,8 @@ def test_defaults_compose_the_package():
     assert r["time"]["days_6n"] == training_days(n, DEFAULTS["tokens"], 8, peak, 0.4)
     m = r["memory"]
     assert (m["params"], m["grads"], m["optimizer_state"]) == (2 * n, 2 * n, 12 * n)  # DDP, mixed bf16 AdamW
-    assert m["total"] == m["params"] + m["grads"] + m["optimizer_state"] + m["activations"] + m["logits"]
+    assert m["total"] == (m["params"] + m["grads"] + m["optimizer_state"] + m["activations"] + 2 * m["logits"]
+                          + m["ddp_buckets"])
     assert m["logits"] == 4 * DEFAULTS["micro_batch"] * DEFAULTS["seq_len"] * DEFAULTS["vocab_size"]
     assert m["card"] == card.memory_bytes and m["fits"] == (m["total"] <= card.memory_bytes)
     assert r["largest_model"]["dp"] == card.memory_bytes // 16
@@ -186,7 +187,8 @@ def test_memory_and_flops_add_up(model, gpus, stage, precision, optimizer, batch
     r = calculate({"model": model, "num_gpus": gpus, "stage": stage, "precision": precision,
                    "optimizer": optimizer, "micro_batch": batch, "seq_len": seq, "tokens": tokens})
     m, f = r["memory"], r["flops"]
-    assert math.isclose(m["total"], m["params"] + m["grads"] + m["optimizer_state"] + m["activations"] + m["logits"])
+    parts = ("params", "grads", "optimizer_state", "activations", "logits", "logits_grad", "gathered", "ddp_buckets")
+    assert math.isclose(m["total"], sum(m[part] for part in parts))
     assert f["total"] == f["per_token"] * tokens and f["total_6n"] == 6 * r["parameters"]["total"] * tokens
     assert r["communication"]["tokens_per_step"] == gpus * batch * seq
 
@@ -240,3 +242,23 @@ def test_each_card_communicates_over_its_own_node():
     inside = {gpu: calculate({**one_call, "num_gpus": 8, "gpu": gpu})["communication"]["seconds_per_step"]
               for gpu in ("h100-sxm", "b200")}
     assert inside["b200"] < 0.51 * inside["h100-sxm"]  # NVLink 5 doubles NVLink 4 inside a node
+
+
+def test_fsdp_memory_is_near_deepspeeds_estimate():
+    # DeepSpeed's estimator (deepspeed/runtime/zero/stage3.py, estimate_zero3_model_states_mem_needs, no
+    # offload): 4 bytes x the largest layer's parameters + 18 bytes x params / GPUs. For Llama 3 8B the
+    # largest layer is the 128,256 x 4,096 embedding, as transformers builds it.
+    deepspeed = 4 * 128_256 * 4096 + 18 * RELEASED["llama3-8b"] / 64
+    m = calculate({"model": "llama3-8b", "num_gpus": 64, "stage": "zero3"})["memory"]
+    ours = m["params"] + m["grads"] + m["optimizer_state"] + m["gathered"]
+    assert 0.9 < ours / deepspeed < 1.1  # it was 0.46 without the gathered units
+    # the largest unit is the LM head with the final RMSNorm: it and the prefetched next, in bf16
+    assert m["gathered"] == 2 * (128_256 * 4096 + 4096) * 2
+
+
+def test_ddp_holds_a_second_copy_of_the_gradients_and_every_step_the_logits_gradient():
+    dp = calculate({"model": "gpt2-small", "stage": "dp"})["memory"]
+    zero1 = calculate({"model": "gpt2-small", "stage": "zero1"})["memory"]
+    assert dp["ddp_buckets"] == dp["grads"] == RELEASED["gpt2-small"] * 2 and zero1["ddp_buckets"] == 0
+    assert dp["gathered"] == zero1["gathered"] == 0
+    assert dp["logits_grad"] == dp["logits"] == 8 * 1024 * 50257 * 4  # fp32 B·T·V, and its gradient

@@ -239,9 +239,10 @@ def calculate(config: Mapping[str, Any]) -> dict[str, Any]:
     else:
         activations = c["num_layers"] * layer
     logits = logits_bytes(model, batch, seq)
-    total = state.params + state.grads + state.optimizer_state + activations + logits
+    extra = _transient_bytes(c, counts, recipe, logits)
+    total = state.params + state.grads + state.optimizer_state + activations + logits + sum(extra.values())
     memory = {"params": state.params, "grads": state.grads, "optimizer_state": state.optimizer_state,
-              "activations": activations, "logits": logits, "total": total, "card": card.memory_bytes,
+              "activations": activations, "logits": logits, **extra, "total": total, "card": card.memory_bytes,
               "fits": total <= card.memory_bytes}
 
     largest = {}
@@ -259,6 +260,31 @@ def calculate(config: Mapping[str, Any]) -> dict[str, Any]:
             "tokens_per_second": None if rate is None else rate / per_token}
     return {"parameters": parameters, "flops": flops, "time": time, "memory": memory,
             "largest_model": largest, "communication": communication, "step": step}
+
+
+def largest_fsdp_unit(counts: Any, num_layers: int) -> int:
+    """Parameters of the largest FSDP unit: one unit per block, the embeddings, and the final norm with the head.
+
+    Per-block wrapping as torchtitan's ``apply_fsdp`` does; with a large vocabulary the embedding is
+    the largest (Llama 3 8B: the head, 128,256 × 4,096 + 4,096 = 525,340,672, against 218,112,000 for a block).
+    """
+    norm = counts.norms // (2 * num_layers + 1)
+    block = (counts.attention + counts.mlp) // num_layers + 2 * norm
+    return max(counts.token_embedding + counts.position_embedding, block, counts.lm_head + norm)
+
+
+def _transient_bytes(c: Mapping[str, Any], counts: Any, recipe: Mapping[str, int], logits: int) -> dict[str, int]:
+    """Memory a step holds besides the state and the activations (issue 29 item 4).
+
+    ``logits_grad``: the gradient of the fp32 logits, as large as they are. ``gathered`` (ZeRO-3 /
+    FSDP): the full unit being computed and the next one prefetched, in the weights' dtype.
+    ``ddp_buckets`` (DDP): the buckets hold a second copy of every gradient unless
+    ``gradient_as_bucket_view=True`` (PyTorch's DistributedDataParallel documentation: that option
+    saves "the total gradients size"; it is off by default).
+    """
+    gathered = 2 * largest_fsdp_unit(counts, c["num_layers"]) * recipe["param_bytes"] if c["stage"] == "zero3" else 0
+    buckets = counts.total * recipe["grad_bytes"] if c["stage"] == "dp" else 0
+    return {"logits_grad": logits, "gathered": gathered, "ddp_buckets": buckets}
 
 
 def _cluster_time(c: Mapping[str, Any], n: int, peak: float | None) -> dict[str, Any]:

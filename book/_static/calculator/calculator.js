@@ -187,7 +187,8 @@ function badgeText(ok, yes, no) {
 
 // A stacked bar of the memory per GPU, the card's capacity marked; the table beside it has the numbers.
 // ``old`` (the bar drawn last time) is updated in place.
-const PARTS = ["params", "grads", "optimizer_state", "activations", "logits"];
+const PARTS = ["params", "grads", "optimizer_state", "activations", "logits", "logits_grad", "gathered",
+  "ddp_buckets"];
 function memoryBar(m, old) {
   const scale = Math.max(m.total, Number(m.card));
   const draw = (wrap) => {
