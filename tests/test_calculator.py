@@ -23,7 +23,7 @@ from cs336_lec2.calculator import (
     preset_key,
 )
 from cs336_lec2.calculator_url import config_from_url
-from cs336_lec2.distributed import STAGES, zero_memory
+from cs336_lec2.distributed import STAGES, ring_bytes, step_communication, zero_memory
 from cs336_lec2.hardware.accelerators import ACCELERATORS
 from cs336_lec2.memory import OPTIMIZER_STATES, PRECISIONS
 from cs336_lec2.napkin import SECONDS_PER_DAY, training_days
@@ -262,3 +262,16 @@ def test_ddp_holds_a_second_copy_of_the_gradients_and_every_step_the_logits_grad
     assert dp["ddp_buckets"] == dp["grads"] == RELEASED["gpt2-small"] * 2 and zero1["ddp_buckets"] == 0
     assert dp["gathered"] == zero1["gathered"] == 0
     assert dp["logits_grad"] == dp["logits"] == 8 * 1024 * 50257 * 4  # fp32 B·T·V, and its gradient
+
+
+def test_each_collective_moves_its_own_dtype():
+    # FSDP2 as torchtitan runs it: bf16 weights gathered, gradients reduced in fp32 (issue 29 item 3)
+    psi, n = RELEASED["llama2-7b"], 64
+    fp32_grads = {"model": "llama2-7b", "num_gpus": n, "precision": "mixed_bf16_fp32_grads"}
+    zero3 = calculate({**fp32_grads, "stage": "zero3"})["communication"]["bytes_per_step"]
+    dp = calculate({**fp32_grads, "stage": "dp"})["communication"]["bytes_per_step"]
+    assert math.isclose(zero3, 8 * psi * (n - 1) / n) and math.isclose(dp, 8 * psi * (n - 1) / n)  # not 12Ψ
+    bf16 = calculate({**fp32_grads, "precision": "mixed_bf16", "stage": "zero3"})["communication"]
+    assert math.isclose(bf16["bytes_per_step"], 6 * psi * (n - 1) / n)
+    assert step_communication(psi, n, "zero1", bytes_per_value=2, reduce_bytes=4) == zero3 - ring_bytes(
+        "all_gather", 2 * psi, n)

@@ -250,7 +250,8 @@ def calculate(config: Mapping[str, Any]) -> dict[str, Any]:
         per_gpu = Fraction(round(zero_memory(gpus, gpus, stage, **recipe).total), gpus)
         largest[stage] = max_trainable_params(card.memory_bytes, per_gpu)
 
-    communication = {"bytes_per_step": step_communication(n, gpus, c["stage"], bytes_per_value=recipe["grad_bytes"]),
+    widths = {"bytes_per_value": recipe["param_bytes"], "reduce_bytes": recipe["grad_bytes"]}  # gathers, reductions
+    communication = {"bytes_per_step": step_communication(n, gpus, c["stage"], **widths),
                      "tokens_per_step": gpus * batch * seq, **_cluster_time(c, n, peak)}
     # An optimizer step: grad_accum micro-batches on every GPU, at the MFU (which counts every overhead)
     global_tokens = gpus * batch * c["grad_accum"] * seq
@@ -301,8 +302,8 @@ def _cluster_time(c: Mapping[str, Any], n: int, peak: float | None) -> dict[str,
     if cluster is None or (gpus > cluster.gpus_per_node and gpus % cluster.gpus_per_node):
         return {"seconds_per_step": None, "breakeven_tokens_per_gpu": None}
     bucket = DDP_BUCKET_BYTES if stage == "dp" else None
-    per_value = PRECISIONS[c["precision"]].grad
-    seconds = step_seconds(stage, n, gpus, cluster, bytes_per_value=per_value, bucket_bytes=bucket)
+    p = PRECISIONS[c["precision"]]  # gathers move the weights' width, reductions the gradients'
+    seconds = step_seconds(stage, n, gpus, cluster, bytes_per_value=p.param, reduce_bytes=p.grad, bucket_bytes=bucket)
     hide = 6 if stage == "zero3" else 4
     even = None if peak is None else breakeven_tokens(seconds, n, peak * c["mfu"], flops_per_param=hide)
     return {"seconds_per_step": seconds, "breakeven_tokens_per_gpu": even}

@@ -153,7 +153,8 @@ function badge(ok) {
 
 function commRows(comm, c) {
   const perGpu = c.micro_batch * c.seq_len;
-  const rows = [[T.bytes_per_step, bytes(comm.bytes_per_step)],
+  const p = DATA.precisions[c.precision], width = (b) => (b === 2 ? "bf16" : "fp32");
+  const rows = [[T.commDtypes, `${width(p.param)} / ${width(p.grad)}`], [T.bytes_per_step, bytes(comm.bytes_per_step)],
     [T.tokens_per_step, fmtInt.format(comm.tokens_per_step)], [T.tokens_per_gpu, fmtInt.format(perGpu)]];
   const k = DATA.clusters[c.gpu];
   if (!k) return [...rows, [T.network, T.noNetwork]];

@@ -160,10 +160,11 @@ const F = {
     const [mn, md] = doubleToRatio(memoryBytes);
     return (mn * pd) / (md * pn);
   },
-  // distributed.step_communication via ring_bytes("all_gather", ...)
-  step_communication(psi, n, stage, bytesPerValue) {
-    const passes = stage === "zero3" ? 3 : 2;
-    return passes * (((n - 1) / n) * Number(psi * big(bytesPerValue)));
+  // distributed.step_communication: gathers in the weights' width, reductions in the gradients'
+  step_communication(psi, n, stage, bytesPerValue, reduceBytes) {
+    const ring = (width) => ((n - 1) / n) * Number(psi * big(width));
+    const gather = stage === "dp" ? reduceBytes : bytesPerValue, gathers = stage === "zero3" ? 2 : 1;
+    return gathers * ring(gather) + ring(reduceBytes);
   },
   // distributed.cluster: an α–β model of NCCL's ring collectives on DGX H100 nodes (chapter 14)
   ring_bandwidth(n, k) {
@@ -182,13 +183,11 @@ const F = {
     const calls = bucket === null ? 1 : Math.max(1, Math.ceil(Number(payload) / bucket));
     return calls * F.ring_latency(collective, n, k) + sent / F.ring_bandwidth(n, k);
   },
-  step_seconds(stage, psi, n, bytesPerValue, bucket, k) {
-    const payload = psi * big(bytesPerValue);
-    if (stage === "zero3") {
-      const gathers = F.collective_seconds("all_gather", payload, n, bucket, k);
-      return 2 * gathers + F.collective_seconds("reduce_scatter", payload, n, bucket, k);
-    }
-    return F.collective_seconds("all_reduce", payload, n, bucket, k);
+  step_seconds(stage, psi, n, bytesPerValue, bucket, k, reduceBytes) {
+    const call = (collective, width) => F.collective_seconds(collective, psi * big(width), n, bucket, k);
+    if (stage === "zero3") return 2 * call("all_gather", bytesPerValue) + call("reduce_scatter", reduceBytes);
+    if (stage === "dp" || reduceBytes === bytesPerValue) return call("all_reduce", reduceBytes);
+    return call("reduce_scatter", reduceBytes) + call("all_gather", bytesPerValue);
   },
   breakeven_tokens(seconds, psi, rate, flopsPerParam) {
     return (seconds * rate) / (flopsPerParam * Number(psi));
@@ -202,7 +201,8 @@ function clusterTime(c, n, peak) {
     return { seconds_per_step: null, breakeven_tokens_per_gpu: null };
   }
   const bucket = c.stage === "dp" ? DATA.ddp_bucket_bytes : null;
-  const seconds = F.step_seconds(c.stage, n, c.num_gpus, DATA.precisions[c.precision].grad, bucket, k);
+  const p = DATA.precisions[c.precision];  // gathers move the weights' width, reductions the gradients'
+  const seconds = F.step_seconds(c.stage, n, c.num_gpus, p.param, bucket, k, p.grad);
   const hide = c.stage === "zero3" ? 6 : 4;
   const even = peak === null ? null : F.breakeven_tokens(seconds, n, peak * c.mfu, hide);
   return { seconds_per_step: seconds, breakeven_tokens_per_gpu: even };
@@ -326,7 +326,8 @@ function calculate(config) {
     const perGpu = F.zero_memory(big(gpus), gpus, stage, recipe).reduce((acc, [a, b]) => acc + a / b, 0n);
     largest[stage] = F.max_trainable_params(card.memory_bytes, ratioToNumber(perGpu, big(gpus)));
   }
-  const communication = { bytes_per_step: F.step_communication(n, gpus, c.stage, recipe.grad_bytes),
+  const communication = { bytes_per_step: F.step_communication(n, gpus, c.stage, recipe.param_bytes,
+    recipe.grad_bytes),
     tokens_per_step: big(gpus) * big(batch) * big(seq), ...clusterTime(c, n, peak) };
   // an optimizer step: grad_accum micro-batches on every GPU, at the MFU (which counts every overhead)
   const globalTokens = big(gpus) * big(batch) * big(c.grad_accum) * big(seq);
