@@ -10,7 +10,8 @@ from the accelerator table (:mod:`cs336_lec2.hardware.accelerators`).
 
 Why a JavaScript copy at all: the page must answer within one frame (16 ms) and be usable within a
 second of loading, offline, with no kernel; a Python runtime compiled for the browser is tens of MB
-and seconds to start. So ``book/_static/calculator/calculator.js`` repeats the arithmetic, and
+and seconds to start. So ``book/_static/calculator/formulas.js`` repeats the arithmetic (ordinary
+scripts, no ES modules: the book must work opened from ``file://``, where Chromium refuses modules), and
 ``tests/test_calculator_browser.py`` runs it in headless Chromium against :func:`calculate` on every
 preset and 500 random configurations: integers (parameters, FLOPs, bytes) exactly, floats to 1e-9.
 The tables the page needs (presets, accelerators, precision recipes, optimizers) are not copied by
@@ -19,7 +20,8 @@ hand: :func:`page_data` writes them and ``tests/test_calculator.py`` checks the 
 
 A config is a plain mapping (JSON-able, the same keys in Python and JavaScript); :data:`DEFAULTS`
 lists them. ``tokens`` is D, ``micro_batch`` the sequences per GPU per step, ``num_gpus`` the
-data-parallel size over which ``stage`` (``dp``, ``zero1``, ``zero2``, ``zero3`` = FSDP) shards the state.
+data-parallel size over which ``stage`` (``dp``, ``zero1``, ``zero2``, ``zero3`` = FSDP) shards the state,
+``grad_accum`` the micro-batches per optimizer step. The page's address: :mod:`cs336_lec2.calculator_url`.
 """
 
 from __future__ import annotations

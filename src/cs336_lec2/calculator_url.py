@@ -13,7 +13,7 @@
 
 :func:`read_url` is what the page does with an address: it keeps every valid field, drops each bad one
 (its default applies) and returns the errors by field, so a bad value never silently shows another
-model. ``book/_static/calculator/url.js`` repeats it, and ``tests/test_calculator_browser.py`` checks
+model. ``book/_static/calculator/url.js`` repeats it, and ``tests/test_calculator_offline.py`` checks
 that both give the same configuration and the same bad fields on every link of issue 29 item 16.
 """
 

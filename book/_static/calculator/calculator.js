@@ -306,7 +306,7 @@ function mount(root) {
   const note = document.createElement("p");
   note.className = "cs336-calc-share";
   note.textContent = T.share;
-  root.replaceChildren(form, error, out, note);
+  root.replaceChildren(error, form, out, note);  // a bad link's errors first, where the reader looks
 
   // The address follows the form a moment after the last change: browsers throttle a page that
   // rewrites its URL on every keystroke, and the URL is not part of the recalculation.

@@ -4,12 +4,13 @@
 // strings.js; the chapter's markdown keeps a plain link inside the div for a reader without JavaScript.
 (function (NS) {
 "use strict";
-const { DATA, T, calculate, fmtInt, message, readHash } = NS;
+const { DATA, T, ZH, calculate, fmtInt, message, readHash } = NS;
+const paren = (text) => (ZH ? `（${text}）` : ` (${text})`);
 const GB = 1e9;
 
 function short(x) {  // 15000000000000 -> "15.0 T"
   for (const [unit, scale] of [["T", 1e12], ["B", 1e9], ["M", 1e6], ["K", 1e3]]) {
-    if (x >= scale) return `${(x / scale).toPrecision(3)} ${unit}`;
+    if (x >= scale) return `${(x / scale).toPrecision(3)}\u00a0${unit}`;  // no break inside "15.0 T"
   }
   return String(x);
 }
@@ -42,12 +43,12 @@ function fill(box) {
     + ` · T = ${fmtInt.format(c.seq_len)}, B = ${c.micro_batch} · D = ${short(c.tokens)}`;
   const list = document.createElement("dl");
   const total = Number(r.parameters.total);
-  row(list, T.miniParams, [`${(total / 1e9).toPrecision(4)} B (${fmtInt.format(total)})`]);
-  const days = r.time.days === null ? T.noPeak : `${r.time.days.toPrecision(3)} ${T.days_unit} (MFU ${c.mfu})`;
+  row(list, T.miniParams, [`${(total / 1e9).toPrecision(4)} B${paren(fmtInt.format(total))}`]);
+  const days = r.time.days === null ? T.noPeak : `${r.time.days.toPrecision(3)} ${T.days_unit}${paren(`MFU ${c.mfu}`)}`;
   row(list, T.miniDays, [days]);
   const m = r.memory;
   row(list, T.miniMemory, [`${(m.total / GB).toFixed(1)} GB / ${(Number(m.card) / GB).toFixed(0)} GB — `,
-    verdict(m.fits, T.fits, T.noFit), ` (${T.mem.activations} ${(Number(m.activations) / GB).toFixed(1)} GB)`]);
+    verdict(m.fits, T.fits, T.noFit), paren(`${T.mem.activations} ${(Number(m.activations) / GB).toFixed(1)} GB`)]);
   const comm = r.communication.seconds_per_step;
   const network = DATA.clusters[c.gpu] ? T.wholeNodes : T.noNetwork;
   row(list, T.miniComm, [comm === null ? network : `${comm.toPrecision(3)} ${T.seconds}`]);
