@@ -90,3 +90,9 @@ def test_a_preset_sets_its_own_context_and_published_token_budget():
     # the preset alone gives that within 25 % (it gave 0.118 days on 2,048 H100s with T = 1024, D = 10B)
     days = calculate({"model": "llama2-70b", "gpu": "a100-sxm-80gb", "num_gpus": 2048, "mfu": 0.4})["time"]["days"]
     assert 0.8 < days * 2048 * 24 / 1_720_320 < 1.25
+
+
+def test_a_rule_broken_by_a_default_drops_the_sizes_and_keeps_the_rest():
+    config, errors = read_url("#model=custom&heads=7&gpus=16&zero=zero3")  # 7 heads, 12 KV heads by default
+    assert list(errors) == ["num_kv_heads"]
+    assert (config["model"], config["num_gpus"], config["stage"]) == ("custom", 16, "zero3")

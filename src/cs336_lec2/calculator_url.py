@@ -24,7 +24,7 @@ from fractions import Fraction
 from typing import Any
 from urllib.parse import unquote
 
-from .calculator import DEFAULTS, URL_KEYS, normalize
+from .calculator import ARCHITECTURE, DEFAULTS, URL_KEYS, normalize
 
 WHOLE = re.compile(r"[0-9]{1,15}")
 TOKENS = re.compile(r"([0-9]{1,20})(?:\.([0-9]{1,20}))?(?:[eE]([0-9]{1,2}))?")
@@ -105,7 +105,10 @@ def read_url(fragment: str) -> tuple[dict[str, Any], dict[str, str]]:
             errors.setdefault(field, str(err))
             if field in config:
                 del config[field]
-            else:  # a rule between fields that a default broke: start again from the defaults
+            elif field in ARCHITECTURE or field == "seq_len":  # a default broke a rule of the sizes given:
+                for key in (*ARCHITECTURE, "seq_len"):  # drop the sizes, keep the rest
+                    config.pop(key, None)
+            else:
                 config.clear()
 
 

@@ -3,7 +3,7 @@
 // window.CS336_CALC (data.js and formulas.js come first).
 (function (NS) {
 "use strict";
-const { DATA, ConfigError, normalize } = NS;
+const { ARCHITECTURE, DATA, ConfigError, normalize } = NS;
 const NAMES = Object.fromEntries(Object.entries(DATA.url_keys).map(([k, v]) => [v, k]));
 const WHOLE = /^[0-9]{1,15}$/;
 const TOKENS = /^([0-9]{1,20})(?:\.([0-9]{1,20}))?(?:[eE]([0-9]{1,2}))?$/;
@@ -83,7 +83,9 @@ function readValid(config, errors = {}) {
       if (!(e instanceof ConfigError)) throw e;
       if (!(e.field in errors)) errors[e.field] = e;
       if (e.field in kept) delete kept[e.field];
-      else for (const key of Object.keys(kept)) delete kept[key];
+      else if (ARCHITECTURE.includes(e.field) || e.field === "seq_len") {  // a default broke a rule of the sizes
+        for (const key of [...ARCHITECTURE, "seq_len"]) delete kept[key];  // given: drop them, keep the rest
+      } else for (const key of Object.keys(kept)) delete kept[key];
     }
   }
 }
