@@ -40,7 +40,7 @@ function fill(box) {
   title.className = "cs336-calc-mini-title";
   const model = c.model === "custom" ? T.custom : DATA.presets[c.model].name;
   title.textContent = `${T.mini}${T.colon}${model} · ${fmtInt.format(c.num_gpus)} × ${card.name}`
-    + ` · T = ${fmtInt.format(c.seq_len)}, B = ${c.micro_batch} · D = ${short(c.tokens)}`;
+    + ` · T = ${fmtInt.format(c.seq_len)}, B = ${c.micro_batch} · D = ${short(c.tokens)} ${T.tokensWord}`;
   const list = document.createElement("dl");
   const total = Number(r.parameters.total);
   row(list, T.miniParams, [`${(total / 1e9).toPrecision(4)} B${paren(fmtInt.format(total))}`]);
@@ -53,7 +53,7 @@ function fill(box) {
   const network = DATA.clusters[c.gpu] ? T.wholeNodes : T.noNetwork;
   row(list, T.miniComm, [comm === null ? network : `${comm.toPrecision(3)} ${T.seconds}`]);
   const perStep = r.step.seconds === null ? T.noPeak
-    : `${r.step.seconds.toPrecision(3)} ${T.seconds}, ${short(r.step.tokens_per_second)} ${T.tokensPerSecond}`;
+    : `${r.step.seconds.toPrecision(3)} ${T.seconds}${ZH ? "，" : ", "}${short(r.step.tokens_per_second)} ${T.tokensPerSecond}`;
   row(list, T.step_seconds, [perStep]);
   const link = document.createElement("a");
   link.className = "cs336-calc-mini-link";
