@@ -20,7 +20,7 @@ import statistics
 import pytest
 from test_browser import _open, browser, site  # noqa: F401  (the offline Chromium and the served book)
 
-from cs336_lec2.calculator import DEFAULTS, PRESETS, calculate, page_data, preset_architecture
+from cs336_lec2.calculator import DEFAULTS, LIMITS, MFU_MIN, PRESETS, calculate, page_data, preset_architecture
 from cs336_lec2.publish.book import EDITIONS
 
 pytestmark = [pytest.mark.slow, pytest.mark.browser]
@@ -38,10 +38,11 @@ def random_config(rng: random.Random) -> dict:
     config = {
         "seq_len": rng.choice([1, 7, 128, 1024, 2048, 4096, 8192, 32768, rng.randint(1, 65536)]),
         "micro_batch": rng.randint(1, 64),
-        "tokens": rng.choice([1, 10**9, 3 * 10**11, 15 * 10**12, rng.randint(1, 2**53 - 1)]),
+        "grad_accum": rng.choice([1, 2, 16, rng.randint(1, LIMITS["grad_accum"])]),
+        "tokens": rng.choice([1, 10**9, 3 * 10**11, 15 * 10**12, rng.randint(1, LIMITS["tokens"])]),
         "gpu": rng.choice(sorted(DATA["accelerators"])),
         "num_gpus": rng.choice([1, 2, 3, 8, 12, 16, 64, 1000, 1024, 16384, rng.randint(1, 100_000)]),
-        "mfu": rng.choice([1.0, 0.4, round(rng.uniform(0.01, 1), 3), rng.uniform(1e-6, 1)]),
+        "mfu": rng.choice([1.0, 0.4, round(rng.uniform(0.01, 1), 3), rng.uniform(MFU_MIN, 1)]),
         "tf32": rng.random() < 0.5,
         "precision": rng.choice(sorted(DATA["precisions"])),
         "optimizer": rng.choice(sorted(DATA["optimizer_states"])),
@@ -49,6 +50,8 @@ def random_config(rng: random.Random) -> dict:
         "recompute": rng.choice(DATA["recompute"]),
         "flash_attention": rng.random() < 0.5,
     }
+    if config["recompute"] != "none":  # recomputation runs up to 4/3 of the model FLOPs: HFU stays <= 1
+        config["mfu"] = min(config["mfu"], 0.75)
     if rng.random() < 0.25:
         key = rng.choice(sorted(PRESETS))
         arch = preset_architecture(key)
@@ -65,7 +68,8 @@ def random_config(rng: random.Random) -> dict:
         config["seq_len"] = min(config["seq_len"], context)
     return {"model": "custom", "vocab_size": rng.choice([1, 50257, 32000, 128256, rng.randint(1, 300_000)]),
             "context_length": context, "num_layers": rng.randint(1, 160), "d_model": d_model, "num_heads": heads,
-            "num_kv_heads": kv, "d_ff": rng.choice([4 * d_model, rng.randint(1, 8 * d_model)]),
+            "num_kv_heads": kv,
+            "d_ff": min(LIMITS["d_ff"], rng.choice([4 * d_model, rng.randint(1, 8 * d_model)])),
             "gated_mlp": rng.random() < 0.5, "tied_embeddings": rng.random() < 0.5, "bias": rng.random() < 0.5,
             "norm": rng.choice(DATA["norms"]), "positions": "learned" if learned else "rope", **config}
 
@@ -131,7 +135,8 @@ def test_the_comparison_fails_when_a_formula_differs(calculator):
         calculator.evaluate("""() => { const F = window.cs336Calculator.F; F._attention = F.attention_flops_per_token;
             F.attention_flops_per_token = (c, s) => F._attention(c, s) + 1n; }""")
         wrong = compare(calculator, presets)
-        assert wrong and all("flops.per_token" in m or "flops.total" in m or "time.days" in m for m in wrong)
+        affected = ("flops.per_token", "flops.total", "time.days", "step.seconds", "step.tokens_per_second")
+        assert wrong and all(any(name in m for name in affected) for m in wrong)
         assert sum("flops.per_token:" in m for m in wrong) == len(presets)
         calculator.evaluate("""() => { const F = window.cs336Calculator.F;
             F.attention_flops_per_token = F._attention; F._days = F.days;

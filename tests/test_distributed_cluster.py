@@ -110,3 +110,17 @@ def test_small_models_are_latency_bound_on_many_gpus() -> None:
 def test_bad_input_names_the_argument(call, match: str) -> None:
     with pytest.raises((ValueError, TypeError), match=match):
         call()
+
+
+def test_step_seconds_moves_each_collective_in_its_own_dtype():
+    from cs336_lec2.distributed.cluster import H100_CLUSTER, collective_seconds, step_seconds
+
+    psi, n = 7 * 10**9, 64
+    same = step_seconds("zero3", psi, n, bytes_per_value=2)
+    assert step_seconds("zero3", psi, n, bytes_per_value=2, reduce_bytes=2) == same  # the old default kept
+    mixed = step_seconds("zero3", psi, n, bytes_per_value=2, reduce_bytes=4)  # torchtitan: fp32 reductions
+    assert mixed == 2 * collective_seconds("all_gather", 2 * psi, n) + collective_seconds("reduce_scatter", 4 * psi, n)
+    assert step_seconds("dp", psi, n, H100_CLUSTER, bytes_per_value=2, reduce_bytes=4) == collective_seconds(
+        "all_reduce", 4 * psi, n)  # DDP all-reduces fp32 gradients, whatever the weights' width
+    zero1 = step_seconds("zero1", psi, n, bytes_per_value=2, reduce_bytes=4)
+    assert zero1 == collective_seconds("reduce_scatter", 4 * psi, n) + collective_seconds("all_gather", 2 * psi, n)

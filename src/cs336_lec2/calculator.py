@@ -10,7 +10,8 @@ from the accelerator table (:mod:`cs336_lec2.hardware.accelerators`).
 
 Why a JavaScript copy at all: the page must answer within one frame (16 ms) and be usable within a
 second of loading, offline, with no kernel; a Python runtime compiled for the browser is tens of MB
-and seconds to start. So ``book/_static/calculator/calculator.js`` repeats the arithmetic, and
+and seconds to start. So ``book/_static/calculator/formulas.js`` repeats the arithmetic (ordinary
+scripts, no ES modules: the book must work opened from ``file://``, where Chromium refuses modules), and
 ``tests/test_calculator_browser.py`` runs it in headless Chromium against :func:`calculate` on every
 preset and 500 random configurations: integers (parameters, FLOPs, bytes) exactly, floats to 1e-9.
 The tables the page needs (presets, accelerators, precision recipes, optimizers) are not copied by
@@ -19,23 +20,24 @@ hand: :func:`page_data` writes them and ``tests/test_calculator.py`` checks the 
 
 A config is a plain mapping (JSON-able, the same keys in Python and JavaScript); :data:`DEFAULTS`
 lists them. ``tokens`` is D, ``micro_batch`` the sequences per GPU per step, ``num_gpus`` the
-data-parallel size over which ``stage`` (``dp``, ``zero1``, ``zero2``, ``zero3`` = FSDP) shards the state.
+data-parallel size over which ``stage`` (``dp``, ``zero1``, ``zero2``, ``zero3`` = FSDP) shards the state,
+``grad_accum`` the micro-batches per optimizer step. The page's address: :mod:`cs336_lec2.calculator_url`.
 """
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import json
 import re
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from fractions import Fraction
 from typing import Any
-from urllib.parse import unquote
 
 from .activations import activation_bytes_per_layer, logits_bytes, segment_checkpoint_bytes
-from .checks import check_choice, check_count, check_int, check_positive_real
+from .checks import check_bool, check_choice, check_count, check_int, check_real
 from .distributed import STAGES, step_communication, zero_memory
-from .distributed.cluster import DDP_BUCKET_BYTES, H100_CLUSTER, breakeven_tokens, step_seconds
+from .distributed.cluster import CLUSTERS, DDP_BUCKET_BYTES, breakeven_tokens, step_seconds
 from .flops import training_flops
 from .hardware.accelerators import ACCELERATORS
 from .lm import NORMS, POSITIONS, RECOMPUTE, TransformerConfig
@@ -65,83 +67,122 @@ def preset_architecture(key: str) -> dict[str, Any]:
 
 DEFAULTS: dict[str, Any] = {
     "model": "gpt2-small", **preset_architecture("gpt2-small"),
-    "seq_len": 1024, "micro_batch": 8, "tokens": 10**10, "gpu": "h100-sxm", "num_gpus": 8, "mfu": 0.4,
+    "seq_len": 1024, "micro_batch": 8, "grad_accum": 1, "tokens": 10**10, "gpu": "h100-sxm", "num_gpus": 8, "mfu": 0.4,
     "tf32": False, "precision": "mixed_bf16", "optimizer": "adamw", "stage": "dp", "recompute": "none",
     "flash_attention": True,
 }
+
+# The tokens each preset was trained on, where its authors publish them; a preset without one keeps
+# DEFAULTS["tokens"] (GPT-2's paper gives its data, WebText, in documents and GB, not in tokens).
+TOKEN_BUDGETS = {
+    **dict.fromkeys(("llama2-7b", "llama2-13b", "llama2-70b"), 2 * 10**12),  # Touvron et al. 2023, table 1: 2.0T
+    "llama3-8b": 15 * 10**12,  # Meta Llama 3 model card: pretrained on "over 15T tokens"
+}
+
+# The largest value each whole-number input takes: far beyond any published run (Llama 3 405B: 126
+# layers, d = 16,384, 16,384 GPUs, 15.6T tokens), small enough that every quantity stays a finite
+# float and an exact JavaScript number (below 2**53).
+LIMITS = {"vocab_size": 2**24, "context_length": 2**24, "num_layers": 2**12, "d_model": 2**18,
+          "num_heads": 2**14, "num_kv_heads": 2**14, "d_ff": 2**20, "seq_len": 2**24, "micro_batch": 2**16,
+          "num_gpus": 2**20, "grad_accum": 2**16, "tokens": 10**15}
+MFU_MIN = 0.001  # 0.1 %: below it the page would print training times of millions of years
 
 
 # The short name of each input in the page's address: calculator.html#model=llama2-7b&gpus=64&zero=zero3.
 URL_KEYS = {"model": "model", "vocab_size": "vocab", "context_length": "ctx", "num_layers": "layers",
             "d_model": "d", "num_heads": "heads", "num_kv_heads": "kv", "d_ff": "dff", "gated_mlp": "gated",
             "tied_embeddings": "tied", "bias": "bias", "norm": "norm", "positions": "pos", "seq_len": "seq",
-            "micro_batch": "batch", "tokens": "tokens", "gpu": "gpu", "num_gpus": "gpus", "mfu": "mfu",
-            "tf32": "tf32", "precision": "prec", "optimizer": "opt", "stage": "zero", "recompute": "recomp",
-            "flash_attention": "flash"}
+            "micro_batch": "batch", "grad_accum": "accum", "tokens": "tokens", "gpu": "gpu", "num_gpus": "gpus",
+            "mfu": "mfu", "tf32": "tf32", "precision": "prec", "optimizer": "opt", "stage": "zero",
+            "recompute": "recomp", "flash_attention": "flash"}
 
 
-def _number(text: str) -> int | float:
+@contextlib.contextmanager
+def _field(name: str) -> Iterator[None]:
+    """Tag a ``ValueError`` / ``TypeError`` raised inside with ``.field = name`` (the page lists bad fields)."""
     try:
-        return int(text)
-    except ValueError:
-        return float(text)  # "2e12", as the page writes large numbers; normalize checks it is whole
+        yield
+    except (ValueError, TypeError) as err:
+        err.field = name  # type: ignore[attr-defined]
+        raise
 
 
-def config_from_url(fragment: str) -> dict[str, Any]:
-    """The config a page address's fragment describes (``"#model=llama2-7b&gpus=64"``), as the page reads it.
-
-    Booleans are written ``1`` / ``0``, numbers in decimal; an unknown name raises ``ValueError``
-    (the page ignores it; a link in the book must not carry one).
-    """
-    if not isinstance(fragment, str):
-        raise TypeError(f"fragment must be a str, got {type(fragment).__name__}")
-    names = {short: key for key, short in URL_KEYS.items()}
-    config: dict[str, Any] = {}
-    for pair in filter(None, fragment.removeprefix("#").split("&")):
-        name, _, raw = pair.partition("=")
-        if name not in names:
-            raise ValueError(f"fragment: unknown input {name!r}; known: {sorted(names)}")
-        key = names[name]
-        kind = type(DEFAULTS[key])
-        value = unquote(raw)
-        config[key] = value in ("1", "true") if kind is bool else _number(value) if kind in (int, float) else value
-    return config
+def preset_defaults(model: str) -> dict[str, Any]:
+    """What a preset sets besides its architecture: its own context as ``seq_len``, its published ``tokens``."""
+    if model not in PRESETS:
+        return {}
+    own = {"seq_len": PRESETS[model].config.context_length}
+    return {**own, "tokens": TOKEN_BUDGETS[model]} if model in TOKEN_BUDGETS else own
 
 
 def normalize(config: Mapping[str, Any]) -> dict[str, Any]:
     """``config`` over :data:`DEFAULTS`, checked; a preset ``model`` sets every architecture field.
 
-    ``model="custom"`` takes the architecture fields from ``config``. Raises ``ValueError`` /
-    ``TypeError`` naming the first bad field.
+    A preset also sets ``seq_len`` to its context length and ``tokens`` to its published budget
+    (:func:`preset_defaults`) unless ``config`` gives them. ``model="custom"`` takes the architecture
+    fields from ``config``. Raises ``ValueError`` / ``TypeError`` naming the first bad field; the
+    exception's ``field`` attribute is that field's key (the page lists the bad fields by label).
     """
     if not isinstance(config, Mapping):
         raise TypeError(f"config must be a mapping, got {type(config).__name__}")
     unknown = sorted(set(config) - set(DEFAULTS))
     if unknown:
-        raise ValueError(f"config has unknown keys {unknown}; known: {sorted(DEFAULTS)}")
-    c = {**DEFAULTS, **config}
-    check_choice("model", c["model"], (*PRESETS, "custom"))
+        with _field(unknown[0]):
+            raise ValueError(f"config has unknown keys {unknown}; known: {sorted(DEFAULTS)}")
+    with _field("model"):
+        check_choice("model", config.get("model", DEFAULTS["model"]), (*PRESETS, "custom"))
+    c = {**DEFAULTS, **preset_defaults(config.get("model", DEFAULTS["model"])), **config}
     if c["model"] != "custom":
         c.update(preset_architecture(c["model"]))
     for name in ("vocab_size", "context_length", "num_layers", "d_model", "num_heads", "num_kv_heads", "d_ff",
-                 "seq_len", "micro_batch", "num_gpus"):
-        check_int(name, c[name], minimum=1)
+                 "seq_len", "micro_batch", "num_gpus", "grad_accum"):
+        with _field(name):
+            check_int(name, c[name], minimum=1, maximum=LIMITS[name])
     for name in ("gated_mlp", "tied_embeddings", "bias", "tf32", "flash_attention"):
-        if not isinstance(c[name], bool):
-            raise TypeError(f"{name} must be a bool, got {type(c[name]).__name__}")
-    _model(c)  # the architecture's own checks (num_kv_heads divides num_heads, norm, positions, ...)
-    if c["positions"] == "learned" and c["seq_len"] > c["context_length"]:
-        raise ValueError(f"seq_len must be <= context_length={c['context_length']} with learned positions, "
-                         f"got {c['seq_len']}")
-    c["tokens"] = check_count("tokens", c["tokens"], minimum=1)
-    if check_positive_real("mfu", c["mfu"]) > 1:
-        raise ValueError(f"mfu must be in (0, 1], got {c['mfu']!r}")
-    check_choice("gpu", c["gpu"], ACCELERATORS)
-    check_choice("precision", c["precision"], PRECISIONS)
-    check_choice("optimizer", c["optimizer"], OPTIMIZER_STATES)
-    check_choice("stage", c["stage"], STAGES)
-    check_choice("recompute", c["recompute"], RECOMPUTE)
+        with _field(name):
+            check_bool(name, c[name])
+    _check_architecture(c)
+    with _field("seq_len"):
+        if c["positions"] == "learned" and c["seq_len"] > c["context_length"]:
+            raise ValueError(f"seq_len must be <= context_length={c['context_length']} with learned positions, "
+                             f"got {c['seq_len']}")
+    with _field("tokens"):
+        c["tokens"] = check_count("tokens", c["tokens"], minimum=1)
+        if c["tokens"] > LIMITS["tokens"]:
+            raise ValueError(f"tokens must be at most {LIMITS['tokens']:.0e}, got {c['tokens']}")
+    for name, options in (("gpu", ACCELERATORS), ("precision", PRECISIONS), ("optimizer", OPTIMIZER_STATES),
+                          ("stage", STAGES), ("recompute", RECOMPUTE)):
+        with _field(name):
+            check_choice(name, c[name], options)
+    with _field("mfu"):
+        check_real("mfu", c["mfu"], minimum=MFU_MIN, maximum=1)
+        model = _model(c)
+        hfu = c["mfu"] * training_flops_per_token(model, c["seq_len"], recompute=c["recompute"]) / (
+            training_flops_per_token(model, c["seq_len"]))
+        if hfu > 1:
+            raise ValueError(f"mfu={c['mfu']} with recompute={c['recompute']!r} means the GPUs run {hfu:.3f} of "
+                             "their peak (HFU above 1)")
     return c
+
+
+def _check_architecture(c: Mapping[str, Any]) -> None:
+    """The architecture's own rules, each under the field the page marks (the page's checks, in order)."""
+    heads = c["num_heads"]
+    with _field("num_kv_heads"):
+        if heads % c["num_kv_heads"]:
+            raise ValueError(f"num_kv_heads must divide num_heads={heads}, got {c['num_kv_heads']}")
+    with _field("d_model"):
+        if c["d_model"] % heads:
+            raise ValueError(f"d_model must be a multiple of num_heads={heads}, got {c['d_model']}")
+    with _field("norm"):
+        check_choice("norm", c["norm"], NORMS)
+    with _field("positions"):
+        check_choice("positions", c["positions"], POSITIONS)
+        if c["positions"] == "rope" and (c["d_model"] // heads) % 2:
+            raise ValueError("positions='rope' needs an even head dimension d_model/num_heads, "
+                             f"got {c['d_model']}/{heads}")
+    with _field("d_model"):
+        _model(c)  # anything else the package's own config refuses
 
 
 def _model(c: Mapping[str, Any]) -> TransformerConfig:
@@ -200,9 +241,10 @@ def calculate(config: Mapping[str, Any]) -> dict[str, Any]:
     else:
         activations = c["num_layers"] * layer
     logits = logits_bytes(model, batch, seq)
-    total = state.params + state.grads + state.optimizer_state + activations + logits
+    extra = _transient_bytes(c, counts, recipe, logits)
+    total = state.params + state.grads + state.optimizer_state + activations + logits + sum(extra.values())
     memory = {"params": state.params, "grads": state.grads, "optimizer_state": state.optimizer_state,
-              "activations": activations, "logits": logits, "total": total, "card": card.memory_bytes,
+              "activations": activations, "logits": logits, **extra, "total": total, "card": card.memory_bytes,
               "fits": total <= card.memory_bytes}
 
     largest = {}
@@ -210,26 +252,60 @@ def calculate(config: Mapping[str, Any]) -> dict[str, Any]:
         per_gpu = Fraction(round(zero_memory(gpus, gpus, stage, **recipe).total), gpus)
         largest[stage] = max_trainable_params(card.memory_bytes, per_gpu)
 
-    communication = {"bytes_per_step": step_communication(n, gpus, c["stage"], bytes_per_value=recipe["grad_bytes"]),
+    widths = {"bytes_per_value": recipe["param_bytes"], "reduce_bytes": recipe["grad_bytes"]}  # gathers, reductions
+    communication = {"bytes_per_step": step_communication(n, gpus, c["stage"], **widths),
                      "tokens_per_step": gpus * batch * seq, **_cluster_time(c, n, peak)}
+    # An optimizer step: grad_accum micro-batches on every GPU, at the MFU (which counts every overhead)
+    global_tokens = gpus * batch * c["grad_accum"] * seq
+    rate = None if peak is None else gpus * peak * c["mfu"]  # model FLOP/s of all the GPUs
+    step = {"global_batch": gpus * batch * c["grad_accum"], "global_batch_tokens": global_tokens,
+            "steps": -(-tokens // global_tokens), "seconds": None if rate is None else per_token * global_tokens / rate,
+            "tokens_per_second": None if rate is None else rate / per_token}
     return {"parameters": parameters, "flops": flops, "time": time, "memory": memory,
-            "largest_model": largest, "communication": communication}
+            "largest_model": largest, "communication": communication, "step": step}
+
+
+def largest_fsdp_unit(counts: Any, num_layers: int) -> int:
+    """Parameters of the largest FSDP unit: one unit per block, the embeddings, and the final norm with the head.
+
+    Per-block wrapping as torchtitan's ``apply_fsdp`` does; with a large vocabulary the embedding is
+    the largest (Llama 3 8B: the head, 128,256 × 4,096 + 4,096 = 525,340,672, against 218,112,000 for a block).
+    """
+    norm = counts.norms // (2 * num_layers + 1)
+    block = (counts.attention + counts.mlp) // num_layers + 2 * norm
+    return max(counts.token_embedding + counts.position_embedding, block, counts.lm_head + norm)
+
+
+def _transient_bytes(c: Mapping[str, Any], counts: Any, recipe: Mapping[str, int], logits: int) -> dict[str, int]:
+    """Memory a step holds besides the state and the activations (issue 29 item 4).
+
+    ``logits_grad``: the gradient of the fp32 logits, as large as they are. ``gathered`` (ZeRO-3 /
+    FSDP): the full unit being computed and the next one prefetched, in the weights' dtype.
+    ``ddp_buckets`` (DDP): the buckets hold a second copy of every gradient unless
+    ``gradient_as_bucket_view=True`` (PyTorch's DistributedDataParallel documentation: that option
+    saves "the total gradients size"; it is off by default).
+    """
+    gathered = 2 * largest_fsdp_unit(counts, c["num_layers"]) * recipe["param_bytes"] if c["stage"] == "zero3" else 0
+    buckets = counts.total * recipe["grad_bytes"] if c["stage"] == "dp" else 0
+    return {"logits_grad": logits, "gathered": gathered, "ddp_buckets": buckets}
 
 
 def _cluster_time(c: Mapping[str, Any], n: int, peak: float | None) -> dict[str, Any]:
-    """Seconds of a step's collectives on DGX H100 nodes and the tokens per GPU whose compute hides them.
+    """Seconds of a step's collectives on the card's DGX nodes and the tokens per GPU whose compute hides them.
 
     Chapter 14's model (:mod:`cs336_lec2.distributed.cluster`): DDP (``dp``) all-reduces in 25 MiB
     buckets and overlaps only with the backward pass (4 FLOPs per parameter per token); ZeRO-1/2 also
     reduce gradients during backward (4); ZeRO-3 / FSDP prefetches parameters during forward too (6).
-    Compute runs at the dense peak times MFU. ``None`` where the GPUs do not fill whole nodes of 8.
+    Compute runs at the dense peak times MFU. ``None`` where the card has no node in
+    :data:`~cs336_lec2.distributed.cluster.CLUSTERS` or the GPUs do not fill whole nodes of 8.
     """
     gpus, stage = c["num_gpus"], c["stage"]
-    if gpus > H100_CLUSTER.gpus_per_node and gpus % H100_CLUSTER.gpus_per_node:
+    _, cluster = CLUSTERS.get(c["gpu"], (None, None))
+    if cluster is None or (gpus > cluster.gpus_per_node and gpus % cluster.gpus_per_node):
         return {"seconds_per_step": None, "breakeven_tokens_per_gpu": None}
     bucket = DDP_BUCKET_BYTES if stage == "dp" else None
-    per_value = PRECISIONS[c["precision"]].grad
-    seconds = step_seconds(stage, n, gpus, H100_CLUSTER, bytes_per_value=per_value, bucket_bytes=bucket)
+    p = PRECISIONS[c["precision"]]  # gathers move the weights' width, reductions the gradients'
+    seconds = step_seconds(stage, n, gpus, cluster, bytes_per_value=p.param, reduce_bytes=p.grad, bucket_bytes=bucket)
     hide = 6 if stage == "zero3" else 4
     even = None if peak is None else breakeven_tokens(seconds, n, peak * c["mfu"], flops_per_param=hide)
     return {"seconds_per_step": seconds, "breakeven_tokens_per_gpu": even}
@@ -247,16 +323,17 @@ def page_data() -> dict[str, Any]:
             "optimizer_states": dict(OPTIMIZER_STATES), "stages": list(STAGES), "recompute": list(RECOMPUTE),
             "norms": list(NORMS), "positions": list(POSITIONS),
             "matmul_dtype": dict(MATMUL_DTYPE), "seconds_per_day": SECONDS_PER_DAY, "defaults": DEFAULTS,
-            "cluster": {**dataclasses.asdict(H100_CLUSTER), "ddp_bucket_bytes": DDP_BUCKET_BYTES},
-            "url_keys": URL_KEYS}
+            "clusters": {key: {"name": name, **dataclasses.asdict(cluster)}
+                         for key, (name, cluster) in CLUSTERS.items()}, "ddp_bucket_bytes": DDP_BUCKET_BYTES,
+            "url_keys": URL_KEYS, "limits": LIMITS, "mfu_min": MFU_MIN, "token_budgets": TOKEN_BUDGETS}
 
 
 def page_data_module() -> str:
-    """``data.js``: :func:`page_data` as an ES module (``export default {...}``), as committed beside the page."""
+    """``data.js``: :func:`page_data` as an ordinary script (no ES module: the book opens from ``file://`` too)."""
     body = json.dumps(page_data(), indent=1, ensure_ascii=False)
     return ("// Written by `python -m cs336_lec2.calculator` from the package's tables; do not edit by hand\n"
             "// (tests/test_calculator.py fails when this file and the package differ).\n"
-            f"export default {body};\n")
+            f"(window.CS336_CALC = window.CS336_CALC || {{}}).DATA = {body};\n")
 
 
 def main() -> None:

@@ -1,86 +1,14 @@
 // The calculator page: a form, its state in the URL hash, and the results of formulas.js.
-// Plain ES module, no framework, nothing from the network. The page (book/<lang>/calculator.md) holds
-// <div id="cs336-calculator"></div>; the language comes from <html lang>.
-import { ARCHITECTURE, ConfigError, DATA, F, calculate, normalize, serialize } from "./formulas.js";
-
-const STARTED = performance.now();  // when this module began to run (ms since navigation start)
-
-const ZH = document.documentElement.lang.toLowerCase().startsWith("zh");
-const T = ZH ? {
-  model: "模型", preset: "预设模型", custom: "自定义", vocab_size: "词表大小 V", context_length: "最大上下文长度",
-  num_layers: "层数 L", d_model: "模型宽度 d", num_heads: "注意力头数 H", num_kv_heads: "KV 头数（GQA）",
-  d_ff: "MLP 宽度 d_ff", gated_mlp: "门控 MLP（SwiGLU）", tied_embeddings: "输入输出嵌入共享",
-  bias: "偏置项", norm: "归一化", positions: "位置编码",
-  norms: { layernorm: "LayerNorm", rmsnorm: "RMSNorm" }, positionsList: { learned: "可学习位置嵌入", rope: "RoPE（旋转位置编码）" },
-  flash_attention: "Flash Attention（不保存 T×T 注意力矩阵）",
-  training: "训练", seq_len: "序列长度 T", micro_batch: "每块 GPU 的微批次大小 B", tokens: "训练词元（token）数 D",
-  hardware: "硬件", gpu: "GPU 型号", num_gpus: "GPU 数量（数据并行规模）", mfu: "MFU（0–1）",
-  tf32: "fp32 矩阵乘法走 TF32 张量核心", recipe: "训练配方", precision: "精度方案", optimizer: "优化器",
-  stage: "ZeRO 阶段 / FSDP 分片", recompute: "激活重计算",
-  precisions: { fp32: "fp32", mixed_bf16: "bf16 混合精度训练", mixed_bf16_fp32_grads: "bf16 混合精度，fp32 梯度" },
-  stages: { dp: "无分片（DDP）", zero1: "ZeRO-1：分片优化器状态", zero2: "ZeRO-2：再分片梯度",
-    zero3: "ZeRO-3 / FSDP：再分片参数" },
-  recomputes: { none: "不重计算", selective: "选择性重计算（注意力核心）", full: "完全重计算（只存每个块的输入）" },
-  parameters: "参数量（按部分）", part: "部分", count: "参数个数",
-  parts: { token_embedding: "词嵌入", position_embedding: "位置嵌入", attention: "注意力（所有层）",
-    mlp: "MLP（所有层）", norms: "归一化层", lm_head: "输出层（LM head）", total: "合计",
-    non_embedding: "非嵌入参数（块与归一化层）", kaplan_n: "Kaplan 的 N（仅块内矩阵）" },
-  flops: "浮点运算次数与训练时间", per_token_6n: "每词元训练浮点运算次数，6N",
-  per_token: "每词元训练浮点运算次数，含注意力", per_token_hardware: "每词元实际执行的浮点运算次数（含重计算）",
-  hfu: "对应的硬件算力利用率（HFU）", total_6n: "总浮点运算次数，6ND", total: "总浮点运算次数，含注意力",
-  peak: "稠密峰值", days_6n: "训练天数（6ND）", days: "训练天数（含注意力）", noPeak: "该卡的数据手册没有此 dtype 的稠密峰值",
-  memory: "每块 GPU 的显存", kind: "项目", bytes: "字节",
-  mem: { params: "参数", grads: "梯度", optimizer_state: "优化器状态（含 fp32 主权重）", activations: "激活值",
-    logits: "logits（fp32，B·T·V）", total: "合计", card: "显卡显存" },
-  fits: "放得下", noFit: "放不下",
-  largest: "每个 ZeRO 阶段能放下的最大模型（仅训练状态，不含激活值）", maxParams: "最大参数量",
-  comm: "通信", bytes_per_step: "每块 GPU 每步发送的字节数", tokens_per_step: "每步词元数",
-  breakEven: "盈亏平衡：每块 GPU 每步需要的词元数", seconds_per_step: "每步通信时间（DGX H100 节点：NVLink + 8 × 400 Gb/s InfiniBand）",
-  tokens_per_gpu: "每块 GPU 每步的词元数（B × T）", hidden: "通信可被计算掩盖", exposed: "通信无法被完全掩盖",
-  wholeNodes: "跨节点时 GPU 数须是 8 的整数倍", seconds: "秒", invalid: "输入有误：", share: "本页地址记录了当前配置，可直接分享。",
-  dense: "稠密", days_unit: "天", colon: "：", quantity: "项目", value: "数值", bar: "显存分布",
-} : {
-  model: "Model", preset: "Preset", custom: "custom", vocab_size: "Vocabulary V", context_length: "Context length",
-  num_layers: "Layers L", d_model: "Width d", num_heads: "Heads H", num_kv_heads: "KV heads (GQA)",
-  d_ff: "MLP width d_ff", gated_mlp: "Gated MLP (SwiGLU)", tied_embeddings: "Tied embeddings", bias: "Biases",
-  norm: "Norm", positions: "Positions",
-  norms: { layernorm: "LayerNorm", rmsnorm: "RMSNorm" }, positionsList: { learned: "learned", rope: "rotary (RoPE)" },
-  flash_attention: "Flash attention (no T×T scores saved)",
-  training: "Training", seq_len: "Sequence length T", micro_batch: "Micro-batch B per GPU", tokens: "Tokens D",
-  hardware: "Hardware", gpu: "GPU", num_gpus: "GPUs (data-parallel size)", mfu: "MFU (0–1)",
-  tf32: "fp32 matmuls on TF32 tensor cores", recipe: "Recipe", precision: "Precision", optimizer: "Optimizer",
-  stage: "ZeRO stage / FSDP", recompute: "Activation recomputation",
-  precisions: { fp32: "fp32", mixed_bf16: "mixed bf16", mixed_bf16_fp32_grads: "mixed bf16, fp32 gradients" },
-  stages: { dp: "none (DDP)", zero1: "ZeRO-1: optimizer state", zero2: "ZeRO-2: + gradients",
-    zero3: "ZeRO-3 / FSDP: + parameters" },
-  recomputes: { none: "none", selective: "selective (attention core)", full: "full (block inputs only)" },
-  parameters: "Parameters by part", part: "Part", count: "Parameters",
-  parts: { token_embedding: "Token embedding", position_embedding: "Position embedding",
-    attention: "Attention (all layers)", mlp: "MLP (all layers)", norms: "Norms", lm_head: "LM head",
-    total: "Total", non_embedding: "Non-embedding (blocks and norms)", kaplan_n: "Kaplan's N (block matrices only)" },
-  flops: "FLOPs and time", per_token_6n: "Training FLOPs per token, 6N",
-  per_token: "Training FLOPs per token, with attention", per_token_hardware: "FLOPs per token the GPUs run (with recomputation)",
-  hfu: "The hardware FLOPs utilization this MFU means (HFU)", total_6n: "Total FLOPs, 6ND",
-  total: "Total FLOPs, with attention", peak: "Peak", days_6n: "Days (6ND)", days: "Days (with attention)",
-  noPeak: "the datasheet gives no dense peak for this dtype",
-  memory: "Memory per GPU", kind: "Kind", bytes: "Bytes",
-  mem: { params: "Parameters", grads: "Gradients", optimizer_state: "Optimizer state (with fp32 master weights)",
-    activations: "Activations", logits: "Logits (fp32, B·T·V)", total: "Total", card: "The card's memory" },
-  fits: "fits", noFit: "does not fit",
-  largest: "Largest model that fits, per ZeRO stage (training state only, no activations)", maxParams: "Parameters",
-  comm: "Communication", bytes_per_step: "Bytes each GPU sends per step", tokens_per_step: "Tokens per step",
-  breakEven: "Break-even tokens per GPU per step", seconds_per_step: "Seconds of communication per step (DGX H100 nodes: NVLink + 8 × 400 Gb/s InfiniBand)",
-  tokens_per_gpu: "Tokens per GPU per step (B × T)", hidden: "compute can hide the communication",
-  exposed: "the communication is not hidden", wholeNodes: "needs whole nodes of 8 GPUs across nodes", seconds: "s", invalid: "Check this input: ", share: "The address of this page holds the configuration: share it.",
-  dense: "dense", days_unit: "days", colon: ": ", quantity: "Quantity", value: "Value", bar: "Memory per GPU against the card",
-};
-
-// Short names of the inputs in the URL hash (#model=llama2-7b&gpus=8...): calculator.URL_KEYS.
-const HASH = DATA.url_keys;
-const FROM_HASH = Object.fromEntries(Object.entries(HASH).map(([k, v]) => [v, k]));
-
+// An ordinary script (Chromium refuses module scripts from file://, and the book opens from disk),
+// no framework, nothing from the network; loader.js loads it after data.js, formulas.js, url.js and
+// strings.js. The page (book/<lang>/calculator.md) holds <div id="cs336-calculator"></div>; the
+// language comes from <html lang>.
+(function (NS) {
+"use strict";
+const { ARCHITECTURE, DATA, F, T, calculate, fmtInt, message, normalize, readHash, readValid, serialize,
+  toHash } = NS;
+const STARTED = performance.now();  // when this script began to run (ms since navigation start)
 const URL_DELAY_MS = 150;
-const fmtInt = new Intl.NumberFormat("en-US");
 const GB = 1e9, GIB = 2 ** 30;
 
 function short(x) {
@@ -152,7 +80,7 @@ function buildForm() {
       select("positions", DATA.positions.map((k) => [k, T.positionsList[k]])),
       ...["gated_mlp", "tied_embeddings", "bias"].map(checkbox),
     ]),
-    fieldset(T.training, [number("seq_len"), number("micro_batch"), number("tokens")]),
+    fieldset(T.training, [number("seq_len"), number("micro_batch"), number("grad_accum"), number("tokens")]),
     fieldset(T.hardware, [select("gpu", cards), number("num_gpus"), number("mfu", { min: 0.01, max: 1, step: 0.01 }),
       checkbox("tf32")]),
     fieldset(T.recipe, [
@@ -179,38 +107,13 @@ function readForm(form) {
   return config;
 }
 
-function writeForm(form, c) {
-  for (const key of Object.keys(DATA.defaults)) {
+function writeForm(form, c) {  // the fields c gives
+  for (const key of Object.keys(c)) {
     const el = form.elements[key];
     if (!el) continue;
     if (el.type === "checkbox") el.checked = c[key];
     else el.value = String(c[key]);
   }
-}
-
-function toHash(config) {
-  const c = normalize(config);
-  const parts = [];
-  for (const [key, value] of Object.entries(c)) {
-    if (c.model !== "custom" && ARCHITECTURE.includes(key)) continue;
-    if (key !== "model" && value === DATA.defaults[key]) continue;
-    parts.push(`${HASH[key]}=${encodeURIComponent(typeof value === "boolean" ? Number(value) : value)}`);
-  }
-  return `#${parts.join("&")}`;
-}
-
-/** The config a hash describes (unknown keys are ignored; values are checked by normalize). */
-export function fromHash(hash) {
-  const config = {};
-  for (const pair of hash.replace(/^#/, "").split("&")) {
-    const [name, raw] = pair.split("=");
-    const key = FROM_HASH[name];
-    if (!key || raw === undefined) continue;
-    const value = decodeURIComponent(raw);
-    const kind = typeof DATA.defaults[key];
-    config[key] = kind === "boolean" ? value === "1" || value === "true" : kind === "number" ? Number(value) : value;
-  }
-  return config;
 }
 
 function table(caption, head, rows) {
@@ -250,8 +153,13 @@ function badge(ok) {
 
 function commRows(comm, c) {
   const perGpu = c.micro_batch * c.seq_len;
-  const rows = [[T.bytes_per_step, bytes(comm.bytes_per_step)],
+  const p = DATA.precisions[c.precision], width = (b) => (b === 2 ? "bf16" : "fp32");
+  const rows = [[T.commDtypes, `${width(p.param)} / ${width(p.grad)}`], [T.bytes_per_step, bytes(comm.bytes_per_step)],
     [T.tokens_per_step, fmtInt.format(comm.tokens_per_step)], [T.tokens_per_gpu, fmtInt.format(perGpu)]];
+  const k = DATA.clusters[c.gpu];
+  if (!k) return [...rows, [T.network, T.noNetwork]];
+  const gbs = (x) => `${x / 1e9} GB/s`;
+  rows.push([T.network, `${k.name}: NVLink ${gbs(k.nvlink)}, ${k.nics_per_node} × ${gbs(k.nic)} (${T.perDirection})`]);
   if (comm.seconds_per_step === null) return [...rows, [T.seconds_per_step, T.wholeNodes]];
   rows.push([T.seconds_per_step, `${comm.seconds_per_step.toPrecision(3)} ${T.seconds}`]);
   if (comm.breakeven_tokens_per_gpu === null) return [...rows, [T.breakEven, T.noPeak]];
@@ -259,6 +167,16 @@ function commRows(comm, c) {
   const verdict = document.createElement("span");
   verdict.append(`${fmtInt.format(Math.ceil(even))} — `, badgeText(perGpu >= even, T.hidden, T.exposed));
   return [...rows, [T.breakEven, verdict]];
+}
+
+function stepRows(step, c) {
+  const rate = (x) => (x === null ? T.noPeak : `${short(x)}`);
+  return [[T.grad_accum, fmtInt.format(c.grad_accum)], [T.global_batch, fmtInt.format(step.global_batch)],
+    [T.global_batch_tokens, fmtInt.format(step.global_batch_tokens)],
+    [T.step_seconds, step.seconds === null ? T.noPeak : `${step.seconds.toPrecision(3)} ${T.seconds}`],
+    [T.tokens_per_second, rate(step.tokens_per_second)],
+    [T.tokens_per_second_gpu, rate(step.tokens_per_second === null ? null : step.tokens_per_second / c.num_gpus)],
+    [T.steps, fmtInt.format(step.steps)]];
 }
 
 function badgeText(ok, yes, no) {
@@ -270,7 +188,8 @@ function badgeText(ok, yes, no) {
 
 // A stacked bar of the memory per GPU, the card's capacity marked; the table beside it has the numbers.
 // ``old`` (the bar drawn last time) is updated in place.
-const PARTS = ["params", "grads", "optimizer_state", "activations", "logits"];
+const PARTS = ["params", "grads", "optimizer_state", "activations", "logits", "logits_grad", "gathered",
+  "ddp_buckets"];
 function memoryBar(m, old) {
   const scale = Math.max(m.total, Number(m.card));
   const draw = (wrap) => {
@@ -348,6 +267,7 @@ function render(out, r, c) {
     [T.largest, [T.stage, T.maxParams], Object.entries(r.largest_model)
       .map(([k, v]) => [T.stages[k], `${short(v)} (${fmtInt.format(v)})`])],
     [T.comm, [T.quantity, T.value], commRows(r.communication, c)],
+    [T.stepTable, [T.quantity, T.value], stepRows(r.step, c)],
   ];
   const old = out.querySelectorAll(":scope > table");
   const first = out.firstElementChild;
@@ -359,52 +279,78 @@ function render(out, r, c) {
   });
 }
 
+function showErrors(box, form, errors) {
+  for (const el of form.querySelectorAll("[aria-invalid]")) el.removeAttribute("aria-invalid");
+  const list = Object.values(errors);
+  if (!list.length) {
+    if (box.childNodes.length) box.replaceChildren();
+    return;
+  }
+  const items = document.createElement("ul");
+  for (const e of list) {
+    const li = document.createElement("li");
+    li.textContent = message(e);
+    items.append(li);
+    form.elements[e.field]?.setAttribute("aria-invalid", "true");
+  }
+  box.replaceChildren(T.invalid, items);
+}
+
 function mount(root) {
   const form = buildForm();
   const out = document.createElement("div");
   out.className = "cs336-calc-results";
-  const error = document.createElement("p");
+  const error = document.createElement("div");
   error.className = "cs336-calc-error";
   error.setAttribute("role", "alert");
   const note = document.createElement("p");
   note.className = "cs336-calc-share";
   note.textContent = T.share;
-  root.replaceChildren(form, error, out, note);
+  root.replaceChildren(error, form, out, note);  // a bad link's errors first, where the reader looks
 
   // The address follows the form a moment after the last change: browsers throttle a page that
   // rewrites its URL on every keystroke, and the URL is not part of the recalculation.
-  let pending = null;
-  function saveSoon(config) {
+  let pending = null, written = null;
+  function saveSoon(c) {
     clearTimeout(pending);
-    pending = setTimeout(() => history.replaceState(null, "", toHash(config)), URL_DELAY_MS);
+    pending = setTimeout(() => {
+      written = toHash(c);
+      try {
+        history.replaceState(null, "", written);
+      } catch {  // some browsers refuse replaceState on file://: replace the hash (no history entry)
+        location.replace(written);
+      }
+    }, URL_DELAY_MS);
+  }
+
+  function show(c, errors) {
+    showErrors(error, form, errors);
+    const bad = Object.keys(errors).length > 0;
+    out.classList.toggle("cs336-calc-stale", bad);  // results of other inputs than those shown: dimmed
+    out.setAttribute("aria-label", bad ? T.stale : "");
+    return bad;
   }
 
   function update({ fromUser, presetChanged = false }) {
-    const config = readForm(form);
-    try {
-      const c = normalize(config);
-      const result = calculate(config);
-      if (error.textContent) error.textContent = "";
-      for (const el of form.querySelectorAll("[aria-invalid]")) el.removeAttribute("aria-invalid");
-      render(out, result, c);
-      if (presetChanged) writeForm(form, c);  // a preset fills in its architecture
-      if (fromUser) saveSoon(config);
-    } catch (e) {
-      if (!(e instanceof ConfigError)) throw e;
-      error.textContent = T.invalid + e.message;
-      form.elements[e.field]?.setAttribute("aria-invalid", "true");
+    const typed = readForm(form);
+    if (presetChanged) {  // a preset fills in its architecture, its context length and its token budget
+      const own = normalize({ model: typed.model });
+      const set = Object.fromEntries([...ARCHITECTURE, "seq_len", "tokens"].map((k) => [k, own[k]]));
+      writeForm(form, set);
+      Object.assign(typed, { seq_len: own.seq_len, tokens: own.tokens });
     }
+    const { config, errors } = readValid(typed);
+    if (show(config, errors)) return;  // the old results stay, dimmed, until every input is valid
+    render(out, calculate(config), config);
+    if (fromUser) saveSoon(config);
   }
 
   function load() {
-    let c;
-    try {
-      c = normalize(fromHash(location.hash));
-    } catch {
-      c = normalize({});
-    }
-    writeForm(form, c);
-    update({ fromUser: false });
+    if (location.hash === written) return;  // our own write
+    const { config, errors } = readHash(location.hash);
+    writeForm(form, config);
+    render(out, calculate(config), config);
+    show(config, errors);
   }
 
   form.addEventListener("input", (e) => {
@@ -417,9 +363,12 @@ function mount(root) {
 }
 
 const root = document.getElementById("cs336-calculator");
-const api = { DATA, F, calculate, normalize, serialize, fromHash, toHash, started: STARTED, ready: null };
+const fromHash = (hash) => NS.parseHash(hash).config;
+const api = { DATA, F, calculate, normalize, serialize, fromHash, toHash, readHash, parseHash: NS.parseHash,
+  message, started: STARTED, ready: null };
 window.cs336Calculator = api;
 if (root) {
   Object.assign(api, mount(root));
   api.ready = performance.now();
 }
+})(window.CS336_CALC = window.CS336_CALC || {});

@@ -1,6 +1,6 @@
 // Written by `python -m cs336_lec2.calculator` from the package's tables; do not edit by hand
 // (tests/test_calculator.py fails when this file and the package differ).
-export default {
+(window.CS336_CALC = window.CS336_CALC || {}).DATA = {
  "presets": {
   "gpt2-small": {
    "name": "GPT-2 small",
@@ -463,6 +463,7 @@ export default {
   "positions": "learned",
   "seq_len": 1024,
   "micro_batch": 8,
+  "grad_accum": 1,
   "tokens": 10000000000,
   "gpu": "h100-sxm",
   "num_gpus": 8,
@@ -474,16 +475,59 @@ export default {
   "recompute": "none",
   "flash_attention": true
  },
- "cluster": {
-  "gpus_per_node": 8,
-  "nvlink": 450000000000.0,
-  "nics_per_node": 8,
-  "nic": 50000000000.0,
-  "base_latency": 8.4e-06,
-  "nvlink_step": 3.4e-06,
-  "net_step": 1.4e-05,
-  "ddp_bucket_bytes": 26214400
+ "clusters": {
+  "a100-sxm-40gb": {
+   "name": "DGX A100",
+   "gpus_per_node": 8,
+   "nvlink": 300000000000.0,
+   "nics_per_node": 8,
+   "nic": 25000000000.0,
+   "base_latency": 8.4e-06,
+   "nvlink_step": 3.4e-06,
+   "net_step": 1.4e-05
+  },
+  "a100-sxm-80gb": {
+   "name": "DGX A100",
+   "gpus_per_node": 8,
+   "nvlink": 300000000000.0,
+   "nics_per_node": 8,
+   "nic": 25000000000.0,
+   "base_latency": 8.4e-06,
+   "nvlink_step": 3.4e-06,
+   "net_step": 1.4e-05
+  },
+  "h100-sxm": {
+   "name": "DGX H100",
+   "gpus_per_node": 8,
+   "nvlink": 450000000000.0,
+   "nics_per_node": 8,
+   "nic": 50000000000.0,
+   "base_latency": 8.4e-06,
+   "nvlink_step": 3.4e-06,
+   "net_step": 1.4e-05
+  },
+  "h200": {
+   "name": "DGX H200",
+   "gpus_per_node": 8,
+   "nvlink": 450000000000.0,
+   "nics_per_node": 8,
+   "nic": 50000000000.0,
+   "base_latency": 8.4e-06,
+   "nvlink_step": 3.4e-06,
+   "net_step": 1.4e-05
+  },
+  "b200": {
+   "name": "DGX B200",
+   "gpus_per_node": 8,
+   "nvlink": 900000000000.0,
+   "nics_per_node": 8,
+   "nic": 50000000000.0,
+   "base_latency": 8.4e-06,
+   "nvlink_step": 3.4e-06,
+   "net_step": 1.4e-05
+  }
  },
+ "ddp_bucket_bytes": 26214400,
  "url_keys": {
   "model": "model",
   "vocab_size": "vocab",
@@ -500,6 +544,7 @@ export default {
   "positions": "pos",
   "seq_len": "seq",
   "micro_batch": "batch",
+  "grad_accum": "accum",
   "tokens": "tokens",
   "gpu": "gpu",
   "num_gpus": "gpus",
@@ -510,5 +555,26 @@ export default {
   "stage": "zero",
   "recompute": "recomp",
   "flash_attention": "flash"
+ },
+ "limits": {
+  "vocab_size": 16777216,
+  "context_length": 16777216,
+  "num_layers": 4096,
+  "d_model": 262144,
+  "num_heads": 16384,
+  "num_kv_heads": 16384,
+  "d_ff": 1048576,
+  "seq_len": 16777216,
+  "micro_batch": 65536,
+  "num_gpus": 1048576,
+  "grad_accum": 65536,
+  "tokens": 1000000000000000
+ },
+ "mfu_min": 0.001,
+ "token_budgets": {
+  "llama2-7b": 2000000000000,
+  "llama2-13b": 2000000000000,
+  "llama2-70b": 2000000000000,
+  "llama3-8b": 15000000000000
  }
 };

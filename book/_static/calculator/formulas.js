@@ -7,11 +7,12 @@
 // headless Chromium (every preset and 500 random configurations; integers exactly, floats to 1e-9).
 // Counts, FLOPs and bytes are BigInt (FLOP totals pass 2**53); floats follow Python's order of
 // operations so that most agree to the last bit. The tables come from data.js, which the package
-// writes (python -m cs336_lec2.calculator).
-import DATA from "./data.js";
-
-export { DATA };
-
+// writes (python -m cs336_lec2.calculator). An ordinary script, not an ES module: Chromium refuses
+// module scripts from file://, and the book must work opened from disk. It adds its functions to
+// window.CS336_CALC (data.js, loaded before it, put DATA there).
+(function (NS) {
+"use strict";
+const DATA = NS.DATA;
 const big = BigInt;
 
 // ---- exact helpers ---------------------------------------------------------------------------------
@@ -22,7 +23,7 @@ function bitLength(n) {
 }
 
 /** float(Fraction(num, den)) for BigInts num >= 0, den > 0: the correctly rounded double. */
-export function ratioToNumber(num, den) {
+function ratioToNumber(num, den) {
   if (num % den === 0n) return Number(num / den);
   if (num <= MAX_SAFE && den <= MAX_SAFE) return Number(num) / Number(den);
   const shift = Math.max(0, 66 - (bitLength(num) - bitLength(den)));
@@ -33,7 +34,7 @@ export function ratioToNumber(num, den) {
 }
 
 /** Fraction(x) for a finite double x >= 0: [numerator, denominator] as BigInts. */
-export function doubleToRatio(x) {
+function doubleToRatio(x) {
   const view = new DataView(new ArrayBuffer(8));
   view.setFloat64(0, x);
   const hi = view.getUint32(0);
@@ -50,7 +51,7 @@ export function doubleToRatio(x) {
 
 // ---- the formulas, named after the Python functions ---------------------------------------------------
 // Each is a property of F so that a test can replace one (and see the cross-check fail).
-export const F = {
+const F = {
   // lm.TransformerConfig.kv_dim: the width of K (and of V)
   kv_dim(c) {
     return big(c.num_kv_heads) * (big(c.d_model) / big(c.num_heads));
@@ -140,42 +141,53 @@ export const F = {
     if (every === layers) return big(layers) * layerBytes;
     return big(Math.ceil(layers / every)) * inputBytes + big(every) * layerBytes;
   },
+  // calculator.largest_fsdp_unit: a unit per block, the embeddings, the final norm with the head
+  largest_fsdp_unit(counts, layers) {
+    const L = big(layers), norm = counts.norms / (2n * L + 1n);
+    const block = (counts.attention + counts.mlp) / L + 2n * norm;
+    const units = [counts.token_embedding + counts.position_embedding, block, counts.lm_head + norm];
+    return units.reduce((a, b) => (b > a ? b : a));
+  },
+  // calculator._transient_bytes: the logits' gradient, FSDP's gathered + prefetched unit, DDP's buckets
+  transient_bytes(c, counts, recipe, logits) {
+    const gathered = c.stage === "zero3" ? 2n * F.largest_fsdp_unit(counts, c.num_layers) * big(recipe.param_bytes) : 0n;
+    const buckets = c.stage === "dp" ? counts.total * big(recipe.grad_bytes) : 0n;
+    return { logits_grad: logits, gathered, ddp_buckets: buckets };
+  },
   // napkin.max_trainable_params: floor(Fraction(memory) / Fraction(bytes_per_param)), bytes a double
   max_trainable_params(memoryBytes, bytesPerParam) {
     const [pn, pd] = doubleToRatio(bytesPerParam);
     const [mn, md] = doubleToRatio(memoryBytes);
     return (mn * pd) / (md * pn);
   },
-  // distributed.step_communication via ring_bytes("all_gather", ...)
-  step_communication(psi, n, stage, bytesPerValue) {
-    const passes = stage === "zero3" ? 3 : 2;
-    return passes * (((n - 1) / n) * Number(psi * big(bytesPerValue)));
+  // distributed.step_communication: gathers in the weights' width, reductions in the gradients'
+  step_communication(psi, n, stage, bytesPerValue, reduceBytes) {
+    const ring = (width) => ((n - 1) / n) * Number(psi * big(width));
+    const gather = stage === "dp" ? reduceBytes : bytesPerValue, gathers = stage === "zero3" ? 2 : 1;
+    return gathers * ring(gather) + ring(reduceBytes);
   },
   // distributed.cluster: an α–β model of NCCL's ring collectives on DGX H100 nodes (chapter 14)
-  ring_bandwidth(n) {
-    const k = DATA.cluster, nodes = Math.max(1, Math.floor(n / k.gpus_per_node));
+  ring_bandwidth(n, k) {
+    const nodes = Math.max(1, Math.floor(n / k.gpus_per_node));
     return nodes === 1 ? k.nvlink : Math.min(k.nvlink, k.nics_per_node * k.nic);
   },
-  ring_latency(collective, n) {
-    const k = DATA.cluster;
+  ring_latency(collective, n, k) {
     if (n === 1) return 0;
     const nodes = Math.max(1, Math.floor(n / k.gpus_per_node));
     const twice = collective === "all_reduce" ? 2 : 1;
     const steps = twice * (n - 1), crossing = twice * (nodes - 1);
     return k.base_latency + (steps - crossing) * k.nvlink_step + crossing * k.net_step;
   },
-  collective_seconds(collective, payload, n, bucket) {
+  collective_seconds(collective, payload, n, bucket, k) {
     const sent = (((collective === "all_reduce" ? 2 : 1) * (n - 1)) / n) * Number(payload);
     const calls = bucket === null ? 1 : Math.max(1, Math.ceil(Number(payload) / bucket));
-    return calls * F.ring_latency(collective, n) + sent / F.ring_bandwidth(n);
+    return calls * F.ring_latency(collective, n, k) + sent / F.ring_bandwidth(n, k);
   },
-  step_seconds(stage, psi, n, bytesPerValue, bucket) {
-    const payload = psi * big(bytesPerValue);
-    if (stage === "zero3") {
-      const gathers = F.collective_seconds("all_gather", payload, n, bucket);
-      return 2 * gathers + F.collective_seconds("reduce_scatter", payload, n, bucket);
-    }
-    return F.collective_seconds("all_reduce", payload, n, bucket);
+  step_seconds(stage, psi, n, bytesPerValue, bucket, k, reduceBytes) {
+    const call = (collective, width) => F.collective_seconds(collective, psi * big(width), n, bucket, k);
+    if (stage === "zero3") return 2 * call("all_gather", bytesPerValue) + call("reduce_scatter", reduceBytes);
+    if (stage === "dp" || reduceBytes === bytesPerValue) return call("all_reduce", reduceBytes);
+    return call("reduce_scatter", reduceBytes) + call("all_gather", bytesPerValue);
   },
   breakeven_tokens(seconds, psi, rate, flopsPerParam) {
     return (seconds * rate) / (flopsPerParam * Number(psi));
@@ -184,82 +196,97 @@ export const F = {
 
 /** calculator._cluster_time: a step's collectives in seconds and the tokens per GPU that hide them. */
 function clusterTime(c, n, peak) {
-  const g = DATA.cluster.gpus_per_node;
-  if (c.num_gpus > g && c.num_gpus % g) return { seconds_per_step: null, breakeven_tokens_per_gpu: null };
-  const bucket = c.stage === "dp" ? DATA.cluster.ddp_bucket_bytes : null;
-  const seconds = F.step_seconds(c.stage, n, c.num_gpus, DATA.precisions[c.precision].grad, bucket);
+  const k = DATA.clusters[c.gpu];
+  if (!k || (c.num_gpus > k.gpus_per_node && c.num_gpus % k.gpus_per_node)) {
+    return { seconds_per_step: null, breakeven_tokens_per_gpu: null };
+  }
+  const bucket = c.stage === "dp" ? DATA.ddp_bucket_bytes : null;
+  const p = DATA.precisions[c.precision];  // gathers move the weights' width, reductions the gradients'
+  const seconds = F.step_seconds(c.stage, n, c.num_gpus, p.param, bucket, k, p.grad);
   const hide = c.stage === "zero3" ? 6 : 4;
   const even = peak === null ? null : F.breakeven_tokens(seconds, n, peak * c.mfu, hide);
   return { seconds_per_step: seconds, breakeven_tokens_per_gpu: even };
 }
 
 // ---- the configuration ------------------------------------------------------------------------------
-export const ARCHITECTURE = ["vocab_size", "context_length", "num_layers", "d_model", "num_heads", "num_kv_heads",
+const ARCHITECTURE = ["vocab_size", "context_length", "num_layers", "d_model", "num_heads", "num_kv_heads",
   "d_ff", "gated_mlp", "tied_embeddings", "bias", "norm", "positions"];
 const INTS = ["vocab_size", "context_length", "num_layers", "d_model", "num_heads", "num_kv_heads", "d_ff",
-  "seq_len", "micro_batch", "num_gpus"];
+  "seq_len", "micro_batch", "num_gpus", "grad_accum"];
 const BOOLS = ["gated_mlp", "tied_embeddings", "bias", "tf32", "flash_attention"];
 
-export class ConfigError extends Error {
-  constructor(field, message) {
-    super(`${field} ${message}`);
-    this.field = field;
+class ConfigError extends Error {
+  /** A bad input: ``field`` its key, ``code`` what is wrong (strings.js words it per language), ``params``. */
+  constructor(field, code, params = {}) {
+    super(`${field}: ${code} ${JSON.stringify(params)}`);
+    Object.assign(this, { field, code, params });
   }
 }
 
 function choice(field, value, options) {
-  if (!options.includes(value)) throw new ConfigError(field, `must be one of ${options.join(", ")}`);
+  if (!options.includes(value)) throw new ConfigError(field, "choice", { options: options.join(", ") });
 }
 
-/** calculator.normalize: the config over the defaults, checked; a preset model sets the architecture. */
-export function normalize(config) {
-  const c = { ...DATA.defaults, ...config };
+/** The preset's own seq_len and published tokens (calculator.preset_defaults). */
+function presetDefaults(model) {
+  if (!(model in DATA.presets)) return {};
+  const own = { seq_len: DATA.presets[model].context_length };
+  return model in DATA.token_budgets ? { ...own, tokens: DATA.token_budgets[model] } : own;
+}
+
+/** calculator.normalize: the config over the defaults, checked in the same order; a preset sets the architecture. */
+function normalize(config) {
   for (const key of Object.keys(config)) {
-    if (!(key in DATA.defaults)) throw new ConfigError(key, "is not a calculator input");
+    if (!(key in DATA.defaults)) throw new ConfigError(key, "unknown");
   }
-  choice("model", c.model, [...Object.keys(DATA.presets), "custom"]);
+  const model = "model" in config ? config.model : DATA.defaults.model;
+  choice("model", model, [...Object.keys(DATA.presets), "custom"]);
+  const c = { ...DATA.defaults, ...presetDefaults(model), ...config };
   if (c.model !== "custom") {
     for (const key of ARCHITECTURE) c[key] = DATA.presets[c.model][key];
   }
   for (const key of INTS) {
-    if (!Number.isSafeInteger(c[key]) || c[key] < 1) throw new ConfigError(key, "must be a positive whole number");
+    const v = c[key], max = DATA.limits[key];
+    if (!Number.isSafeInteger(v) || v < 1 || v > max) throw new ConfigError(key, "int", { max });
   }
   for (const key of BOOLS) {
-    if (typeof c[key] !== "boolean") throw new ConfigError(key, "must be true or false");
+    if (typeof c[key] !== "boolean") throw new ConfigError(key, "bool");
   }
-  if (c.num_heads % c.num_kv_heads) throw new ConfigError("num_kv_heads", `must divide num_heads=${c.num_heads}`);
-  if (c.d_model % c.num_heads) throw new ConfigError("d_model", `must be a multiple of num_heads=${c.num_heads}`);
+  if (c.num_heads % c.num_kv_heads) throw new ConfigError("num_kv_heads", "kv", { heads: c.num_heads });
+  if (c.d_model % c.num_heads) throw new ConfigError("d_model", "heads", { heads: c.num_heads });
   choice("norm", c.norm, DATA.norms);
   choice("positions", c.positions, DATA.positions);
-  if (c.positions === "rope" && (c.d_model / c.num_heads) % 2) {
-    throw new ConfigError("positions", "rope needs an even head dimension d_model/num_heads");
-  }
+  if (c.positions === "rope" && (c.d_model / c.num_heads) % 2) throw new ConfigError("positions", "rope");
   if (c.positions === "learned" && c.seq_len > c.context_length) {
-    throw new ConfigError("seq_len", `must be <= context_length=${c.context_length} with learned positions`);
+    throw new ConfigError("seq_len", "context", { ctx: c.context_length });
   }
-  if (typeof c.tokens === "bigint") {
-    if (c.tokens < 1n) throw new ConfigError("tokens", "must be a positive whole number");
-  } else if (!Number.isInteger(c.tokens) || c.tokens < 1) {
-    throw new ConfigError("tokens", "must be a positive whole number");
-  }
-  if (!(typeof c.mfu === "number" && c.mfu > 0 && c.mfu <= 1)) throw new ConfigError("mfu", "must be in (0, 1]");
+  const tokens = c.tokens, maxTokens = DATA.limits.tokens;
+  const whole = typeof tokens === "bigint" || (typeof tokens === "number" && Number.isInteger(tokens));
+  if (!whole || tokens < 1 || tokens > maxTokens) throw new ConfigError("tokens", "int", { max: maxTokens });
+  c.tokens = Number(tokens);
   choice("gpu", c.gpu, Object.keys(DATA.accelerators));
   choice("precision", c.precision, Object.keys(DATA.precisions));
   choice("optimizer", c.optimizer, Object.keys(DATA.optimizer_states));
   choice("stage", c.stage, DATA.stages);
   choice("recompute", c.recompute, DATA.recompute);
+  if (!(typeof c.mfu === "number" && c.mfu >= DATA.mfu_min && c.mfu <= 1)) {
+    throw new ConfigError("mfu", "mfu", { min: DATA.mfu_min });
+  }
+  const hfu = (c.mfu * Number(F.training_flops_per_token(c, c.seq_len, c.recompute)))
+    / Number(F.training_flops_per_token(c, c.seq_len, "none"));
+  if (hfu > 1) throw new ConfigError("mfu", "hfu", { hfu: hfu.toFixed(3) });
   return c;
 }
 
 /** calculator.matmul_dtype: the peak-table key of the recipe's matmuls. */
-export function matmulDtype(c) {
+function matmulDtype(c) {
   const key = DATA.matmul_dtype[c.precision];
   const peaks = DATA.accelerators[c.gpu].peak_flops;
   return key === "fp32" && c.tf32 && "tf32" in peaks ? "tf32" : key;
 }
 
 /** calculator.calculate: every quantity the page shows (BigInt for integers, Number for floats). */
-export function calculate(config) {
+function calculate(config) {
   const c = normalize(config);
   const counts = F.parameter_count(c);
   const n = counts.total, tokens = big(c.tokens), gpus = c.num_gpus, seq = c.seq_len, batch = c.micro_batch;
@@ -287,8 +314,10 @@ export function calculate(config) {
     activations = F.segment_checkpoint_bytes(c.num_layers, 1, full, layer);
   }
   const logits = F.logits_bytes(c, batch, seq);
-  const sum = params + grads + state + Number(activations) + Number(logits);
-  const memory = { params, grads, optimizer_state: state, activations, logits, total: sum,
+  const extra = F.transient_bytes(c, counts, recipe, logits);
+  const sum = params + grads + state + Number(activations) + Number(logits)
+    + Number(extra.logits_grad + extra.gathered + extra.ddp_buckets);
+  const memory = { params, grads, optimizer_state: state, activations, logits, ...extra, total: sum,
     card: big(card.memory_bytes),
     fits: sum <= card.memory_bytes };
 
@@ -297,14 +326,22 @@ export function calculate(config) {
     const perGpu = F.zero_memory(big(gpus), gpus, stage, recipe).reduce((acc, [a, b]) => acc + a / b, 0n);
     largest[stage] = F.max_trainable_params(card.memory_bytes, ratioToNumber(perGpu, big(gpus)));
   }
-  const communication = { bytes_per_step: F.step_communication(n, gpus, c.stage, recipe.grad_bytes),
+  const communication = { bytes_per_step: F.step_communication(n, gpus, c.stage, recipe.param_bytes,
+    recipe.grad_bytes),
     tokens_per_step: big(gpus) * big(batch) * big(seq), ...clusterTime(c, n, peak) };
+  // an optimizer step: grad_accum micro-batches on every GPU, at the MFU (which counts every overhead)
+  const globalTokens = big(gpus) * big(batch) * big(c.grad_accum) * big(seq);
+  const rate = peak === null ? null : gpus * peak * c.mfu;
+  const step = { global_batch: big(gpus) * big(batch) * big(c.grad_accum), global_batch_tokens: globalTokens,
+    steps: (tokens + globalTokens - 1n) / globalTokens,
+    seconds: rate === null ? null : Number(perToken * globalTokens) / rate,
+    tokens_per_second: rate === null ? null : rate / Number(perToken) };
   const parameters = counts;
-  return { parameters, flops, time, memory, largest_model: largest, communication };
+  return { parameters, flops, time, memory, largest_model: largest, communication, step };
 }
 
 /** A JSON-able copy of a result: BigInts as {"int": "<decimal>"} (for the cross-check with Python). */
-export function serialize(value) {
+function serialize(value) {
   if (typeof value === "bigint") return { int: value.toString() };
   if (Array.isArray(value)) return value.map(serialize);
   if (value && typeof value === "object") {
@@ -312,3 +349,7 @@ export function serialize(value) {
   }
   return value;
 }
+
+Object.assign(NS, { ARCHITECTURE, ConfigError, F, calculate, normalize, presetDefaults, serialize, matmulDtype,
+  ratioToNumber, doubleToRatio });
+})(window.CS336_CALC = window.CS336_CALC || {});

@@ -102,18 +102,28 @@ def ring_bytes(collective: str, payload_bytes: float, world_size: int) -> float:
     return (2 if collective == "all_reduce" else 1) * (n - 1) / n * payload_bytes
 
 
-def step_communication(num_params: int, world_size: int, stage: str, *, bytes_per_value: int = 2) -> float:
+def step_communication(num_params: int, world_size: int, stage: str, *, bytes_per_value: int = 2,
+                       reduce_bytes: int | None = None) -> float:
     """Bytes each rank sends per training step under ``stage``, the ZeRO paper's section 7 accounting.
 
     DP, ZeRO-1 and ZeRO-2 reduce the gradients (a reduce-scatter) and share updated parameters (an
-    all-gather): ``2 (N-1)/N Ψ`` values, "2Ψ". ZeRO-3 all-gathers the parameters twice (forward and
-    backward) and reduce-scatters the gradients once: ``3 (N-1)/N Ψ``, "3Ψ". Multiply by bytes per value.
+    all-gather; DP's all-reduce is the two on the gradients): ``2 (N-1)/N Ψ`` values, "2Ψ". ZeRO-3
+    all-gathers the parameters twice (forward and backward) and reduce-scatters the gradients once:
+    ``3 (N-1)/N Ψ``, "3Ψ". Each collective in its own dtype: gathers move ``bytes_per_value`` (the
+    weights' width), reductions ``reduce_bytes`` (the gradients' width; default the same). FSDP2 as
+    torchtitan runs it reduces in fp32 (``MixedPrecisionPolicy(param_dtype=bf16, reduce_dtype=fp32)``):
+    ZeRO-3 then moves ``2·2 + 4 = 8`` bytes per parameter, not 6; DDP under autocast all-reduces the
+    fp32 gradients, 8.
     """
     psi = check_int("num_params", num_params, minimum=0, max_bits=MAX_BITS)
     stage = check_choice("stage", stage, STAGES)
     check_int("bytes_per_value", bytes_per_value, minimum=1, max_bits=64)
-    passes = 3 if stage == "zero3" else 2
-    return passes * ring_bytes("all_gather", psi * bytes_per_value, world_size)
+    reduce = bytes_per_value if reduce_bytes is None else check_int("reduce_bytes", reduce_bytes, minimum=1,
+                                                                      max_bits=64)
+    gather = reduce if stage == "dp" else bytes_per_value  # DP gathers reduced gradients, ZeRO updated weights
+    gathers = 2 if stage == "zero3" else 1
+    return gathers * ring_bytes("all_gather", psi * gather, world_size) + ring_bytes(
+        "reduce_scatter", psi * reduce, world_size)
 
 
 def zero1_partition(numels: Sequence[int], world_size: int) -> list[list[int]]:

@@ -75,6 +75,21 @@ class Cluster:
 
 H100_CLUSTER = Cluster()  # DGX H100 nodes on NDR InfiniBand
 
+# NVIDIA DGX A100 (https://developer.nvidia.com/blog/defining-ai-innovation-with-dgx-a100/): 8 A100 SXM
+# GPUs, NVSwitch "GPU to GPU communication to peak at 600 GB/s" (both directions), and 8 single-port
+# ConnectX-6 200 Gb/s HDR InfiniBand NICs for the compute fabric.
+A100_CLUSTER = Cluster(nvlink=600e9 / 2, nic=200e9 / 8)
+# NVIDIA DGX B200 user guide (https://docs.nvidia.com/dgx/dgxb200-user-guide/introduction-to-dgxb200.html):
+# 8 B200 GPUs, fifth-generation NVSwitch "14.4 TB/s aggregate" (1.8 TB/s per GPU, both directions) and
+# 8 single-port ConnectX-7 cards up to 400 Gb/s.
+B200_CLUSTER = Cluster(nvlink=14.4e12 / 8 / 2, nic=CONNECTX7_NDR)
+# The node each card is built into, by the accelerator table's key: DGX H200 is DGX H100's network
+# with H200 GPUs (NVLink 900 GB/s, 8 ConnectX-7; DGX H200 user guide). Cards without an 8-GPU
+# NVSwitch node (PCIe, NVL pairs, consumer cards, V100's hybrid cube mesh) have none here.
+CLUSTERS = {"a100-sxm-40gb": ("DGX A100", A100_CLUSTER), "a100-sxm-80gb": ("DGX A100", A100_CLUSTER),
+            "h100-sxm": ("DGX H100", H100_CLUSTER), "h200": ("DGX H200", H100_CLUSTER),
+            "b200": ("DGX B200", B200_CLUSTER)}
+
 
 def _check_world(world_size: int, cluster: Cluster) -> tuple[int, int]:
     n = check_int("world_size", world_size, minimum=1)
@@ -121,22 +136,28 @@ def collective_seconds(
 
 def step_seconds(
     stage: str, num_params: int, world_size: int, cluster: Cluster = H100_CLUSTER, *,
-    bytes_per_value: int = 2, bucket_bytes: float | None = None,
+    bytes_per_value: int = 2, bucket_bytes: float | None = None, reduce_bytes: int | None = None,
 ) -> float:
     """Seconds of one training step's collectives under ``stage`` (one of :data:`STAGES`).
 
-    DP and ZeRO-1/2 all-reduce (or reduce-scatter + all-gather) the ``Ψ`` values once; ZeRO-3
-    all-gathers them twice and reduce-scatters once: the traffic of
-    :func:`~cs336_lec2.distributed.step_communication`, plus each call's latency.
+    DP all-reduces the gradients (``reduce_bytes`` per value, default ``bytes_per_value``); ZeRO-1/2
+    too when the widths agree, else reduce-scatter the gradients and all-gather the weights
+    (``bytes_per_value``); ZeRO-3 all-gathers the weights twice and reduce-scatters the gradients
+    once: the traffic of :func:`~cs336_lec2.distributed.step_communication`, plus each call's latency.
     """
     check_choice("stage", stage, STAGES)
     psi = check_int("num_params", num_params, minimum=0, max_bits=512)
-    payload = psi * check_int("bytes_per_value", bytes_per_value, minimum=1, max_bits=64)
+    per_value = check_int("bytes_per_value", bytes_per_value, minimum=1, max_bits=64)
+    reduce = per_value if reduce_bytes is None else check_int("reduce_bytes", reduce_bytes, minimum=1, max_bits=64)
+
+    def call(collective: str, width: int) -> float:
+        return collective_seconds(collective, psi * width, world_size, cluster, bucket_bytes=bucket_bytes)
+
     if stage == "zero3":
-        gathers = collective_seconds("all_gather", payload, world_size, cluster, bucket_bytes=bucket_bytes)
-        return 2 * gathers + collective_seconds("reduce_scatter", payload, world_size, cluster,
-                                                bucket_bytes=bucket_bytes)
-    return collective_seconds("all_reduce", payload, world_size, cluster, bucket_bytes=bucket_bytes)
+        return 2 * call("all_gather", per_value) + call("reduce_scatter", reduce)
+    if stage == "dp" or reduce == per_value:
+        return call("all_reduce", reduce)
+    return call("reduce_scatter", reduce) + call("all_gather", per_value)
 
 
 def hsdp_step_seconds(

@@ -148,4 +148,6 @@ def setup(app: Any) -> dict[str, Any]:
     app.connect("source-read", _unlink_absent_chapters)
     app.add_transform(AnswersInOneDropdown)
     zh_theme.setup(app)
+    # The calculator on its page and inline in chapters: a few lines that load it only where a page has one.
+    app.add_js_file("calculator/loader.js", loading_method="defer")
     return {"parallel_read_safe": True, "parallel_write_safe": True, "version": "1"}

@@ -1,0 +1,149 @@
+"""The calculator opened from disk (file://) and fed bad addresses, in headless Chromium (issues 27, 28, 29).
+
+Issue 27 item 1: over ``file://`` Chromium refuses ES-module scripts, so the calculator was blank where
+the README sends readers; these tests open the built pages of both editions from disk and read numbers
+from the calculator and from the inline calculators of any page that holds one. Issue 29 item 16:
+every link that used to reset the whole configuration keeps its valid fields, lists the bad one by its
+label (in Chinese on the zh page, never its variable name), dims the results, and the page reads every
+address as :func:`cs336_lec2.calculator_url.read_url` does.
+"""
+
+from __future__ import annotations
+
+import random
+import re
+
+import pytest
+from test_browser import browser  # noqa: F401  (the offline Chromium)
+from test_calculator_url import BAD_LINKS
+
+from cs336_lec2.calculator import URL_KEYS, calculate
+from cs336_lec2.calculator_url import read_url
+from cs336_lec2.publish.book import EDITIONS
+
+pytestmark = [pytest.mark.slow, pytest.mark.browser]
+PAGE = "book/calculator.html"
+READY = "window.cs336Calculator && window.cs336Calculator.ready !== null"
+READ = """hashes => hashes.map(h => { const r = window.cs336Calculator.readHash(h);
+  return {config: r.config, errors: Object.keys(r.errors), messages: Object.values(r.errors)
+    .map(window.cs336Calculator.message)}; })"""
+
+
+def _precision(x: float, digits: int) -> str:
+    """JavaScript's ``x.toPrecision(digits)`` for a number the page shows without an exponent."""
+    return f"{x:#.{digits}g}".rstrip(".")
+
+
+def _open_file(browser, path, fragment: str = ""):  # noqa: F811
+    """``path`` from disk (file://), with the page's script errors and failed loads collected."""
+    page = browser.new_page(viewport={"width": 1280, "height": 900})
+    problems: list[str] = []
+    page.on("console", lambda m: problems.append(f"console {m.type}: {m.text}") if m.type == "error" else None)
+    page.on("pageerror", lambda e: problems.append(f"page error: {e}"))
+    page.on("requestfailed", lambda r: problems.append(f"request failed: {r.url}"))
+    page.goto(path.as_uri() + fragment, wait_until="load")
+    return page, problems
+
+
+@pytest.fixture(scope="module", params=list(EDITIONS))
+def from_disk(request, browser, built_book):  # noqa: F811
+    page, problems = _open_file(browser, built_book / request.param / PAGE)
+    page.wait_for_function(READY, timeout=10_000)
+    yield request.param, page
+    assert not problems, problems
+    page.close()
+
+
+@pytest.mark.parametrize("lang", list(EDITIONS))
+def test_the_calculator_and_its_inline_version_work_from_disk(browser, built_book, lang):  # noqa: F811
+    link = "#model=llama2-70b&seq=4096&batch=1&tokens=15000000000000&gpus=1024&mfu=0.5&zero=zero3"
+    page, problems = _open_file(browser, built_book / lang / PAGE, link)
+    page.wait_for_function(READY, timeout=10_000)
+    expected = calculate({"model": "llama2-70b", "seq_len": 4096, "micro_batch": 1, "tokens": 15 * 10**12,
+                          "num_gpus": 1024, "mfu": 0.5, "stage": "zero3"})
+    shown = page.locator(".cs336-calc-results").inner_text()
+    assert "68,976,648,192" in shown and _precision(expected["time"]["days"], 4) in shown, shown
+    mini = page.locator(".cs336-calc-mini")
+    mini.wait_for()
+    text = mini.inner_text()
+    assert "68.98 B" in text and _precision(expected["time"]["days"], 3) in text, text
+    assert ("训练计算器" if lang == "zh" else "Training calculator") in text
+    href = mini.locator("a").get_attribute("href")
+    assert href.startswith("file://") and href.endswith(PAGE + link), href
+    assert not problems, problems
+    page.close()
+
+
+@pytest.mark.parametrize("lang", list(EDITIONS))
+def test_every_page_with_an_inline_calculator_fills_it_from_disk(browser, built_book, lang):  # noqa: F811
+    pages = [p for p in sorted((built_book / lang).rglob("*.html")) if 'class="cs336-calc"' in p.read_text("utf-8")]
+    chapter = built_book / lang / "notebooks" / "01_napkin_math.html"  # a chapter loads cleanly from disk too
+    assert any(p.name == "calculator.html" for p in pages)
+    for path in dict.fromkeys([*pages, chapter]):
+        page, problems = _open_file(browser, path)
+        page.wait_for_load_state("load")
+        boxes = page.locator(".cs336-calc[data-config]")
+        for i in range(boxes.count()):
+            box = boxes.nth(i)
+            page.wait_for_function("b => b.dataset.ready === '1'", arg=box.element_handle(), timeout=10_000)
+            config, errors = read_url(box.get_attribute("data-config"))
+            assert not errors, (path.name, errors)  # a chapter's preset is a valid configuration
+            assert f"{calculate(config)['parameters']['total']:,}" in box.inner_text()
+        assert not problems, (path.name, problems)
+        page.close()
+
+
+@pytest.mark.parametrize(("link", "field"), BAD_LINKS.items())
+def test_a_bad_link_keeps_the_valid_fields_and_lists_the_bad_one(from_disk, link, field):
+    lang, page = from_disk
+    page.evaluate("h => { location.hash = h; }", link)
+    page.wait_for_function("() => document.querySelector('.cs336-calc-error li')")
+    errors = page.locator(".cs336-calc-error li").all_inner_texts()
+    label = page.evaluate("f => window.CS336_CALC.label(f)", field)
+    assert len(errors) == 1 and errors[0].startswith(label + ("：" if lang == "zh" else ": ")), errors
+    assert field not in errors[0]  # the label, not the variable name
+    if lang == "zh":
+        assert not re.search(r"[A-Za-z]{3,} [a-z]{3,} [a-z]{3,}", errors[0]), errors  # no English sentence
+    model = "llama2-70b" if "llama2-70b" in link else "custom"
+    assert page.locator("#calc-model").input_value() == model  # not silently GPT-2 small
+    assert page.locator(".cs336-calc-results.cs336-calc-stale").count() == 1  # dimmed
+    assert "Infinity" not in page.locator(".cs336-calc-results").inner_text()
+    page.evaluate("() => { location.hash = '#model=llama2-7b'; }")  # a good link: no error, full strength
+    page.wait_for_function("() => !document.querySelector('.cs336-calc-error li')")
+    assert page.locator(".cs336-calc-results.cs336-calc-stale").count() == 0
+
+
+def test_a_typed_bad_value_dims_the_results_until_it_is_fixed(from_disk):
+    _lang, page = from_disk
+    page.evaluate("() => { location.hash = '#model=llama2-7b&gpus=8'; }")
+    page.wait_for_function("() => !document.querySelector('.cs336-calc-error li')")
+    before = page.locator(".cs336-calc-results").inner_text()
+    page.fill("#calc-num_gpus", "0")
+    page.wait_for_selector(".cs336-calc-results.cs336-calc-stale")
+    assert page.locator(".cs336-calc-results").inner_text() == before  # the old results, dimmed
+    assert page.locator("#calc-num_gpus").get_attribute("aria-invalid") == "true"
+    page.fill("#calc-num_gpus", "16")
+    page.wait_for_function("() => !document.querySelector('.cs336-calc-results.cs336-calc-stale')")
+    page.select_option("#calc-model", "llama2-70b")  # a preset brings its context and token budget
+    assert (page.input_value("#calc-seq_len"), page.input_value("#calc-tokens")) == ("4096", "2000000000000")
+
+
+def _fragments(rng: random.Random, count: int) -> list[str]:
+    """Addresses mixing good and bad values of every input, in every way the grammar can be broken."""
+    values = ["1", "0", "8", "-8", "1.5", "0x40", "1e3", "", "08", "2e12", "1.5e13", "1e400", ".5", "0.4", "1.",
+              "true", "false", "yes", "banana", "llama2-70b", "custom", "h100-sxm", "zero3", "full", "rope",
+              "9007199254740991", "4096", "65", "%20", "%"]
+    names = [*URL_KEYS.values(), "typo"]
+    return ["#" + "&".join(f"{rng.choice(names)}={rng.choice(values)}" for _ in range(rng.randint(1, 6)))
+            for _ in range(count)]
+
+
+def test_the_page_reads_every_address_as_python_does(from_disk):
+    _lang, page = from_disk
+    extra = ["#model=custom&heads=7&kv=3", "#seq=2048", "#tokens=1.5e13&gpus=16&foo=1&gpus=8", "#mfu=.5"]
+    fragments = [*BAD_LINKS, *extra, *_fragments(random.Random(29), 300)]
+    found = page.evaluate(READ, fragments)
+    for fragment, js in zip(fragments, found, strict=True):
+        config, errors = read_url(fragment)
+        assert (js["config"], js["errors"]) == (config, list(errors)), fragment
+    assert sum(bool(js["errors"]) for js in found) > 200 and any(not js["errors"] for js in found)
