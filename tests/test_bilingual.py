@@ -95,3 +95,10 @@ def test_in_a_kernel_every_output_carries_its_language():
     assert tagged == [("en", "eight bits"), ("zh", "八位"), ("en", "n\n1"), ("zh", "数\n1")]
     assert "<table" in outputs[3].data["text/html"]
     assert nbformat.validate(nb) is None
+
+
+def test_a_chinese_header_lines_up_in_the_plain_text_form(capsys):
+    assert bilingual.display_width("字节 a") == 6
+    show_table([[1, "fp32"]], en=["n", "dtype"], zh=["字节数", "类型"])
+    zh = capsys.readouterr().out.splitlines()[2:]
+    assert zh == ["字节数  类型", "1       fp32"]

@@ -15,6 +15,7 @@ from __future__ import annotations
 import base64
 import io
 import sys
+import unicodedata
 from collections.abc import Callable, Sequence
 from functools import cache
 from html import escape
@@ -86,9 +87,14 @@ def cjk_font() -> str | None:
     return next((name for name in CJK_FONTS if name in installed), None)
 
 
+def display_width(text: str) -> int:
+    """Columns ``text`` takes in a monospaced font: a wide (CJK) character takes two."""
+    return sum(2 if unicodedata.east_asian_width(char) in "WF" else 1 for char in text)
+
+
 def _table_text(header: Sequence[str], rows: Sequence[Sequence[str]]) -> str:
-    widths = [max(len(str(r[i])) for r in [header, *rows]) for i in range(len(header))]
-    lines = ["  ".join(str(c).ljust(w) for c, w in zip(row, widths, strict=True)).rstrip()
+    widths = [max(display_width(str(r[i])) for r in [header, *rows]) for i in range(len(header))]
+    lines = ["  ".join(str(c) + " " * (w - display_width(str(c))) for c, w in zip(row, widths, strict=True)).rstrip()
              for row in [header, *rows]]
     return "\n".join(lines)
 
