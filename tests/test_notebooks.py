@@ -317,6 +317,7 @@ def test_ignored_outputs_assert_their_validity(notebook):
     cells = notebook.cells
     ignored = [i for i, c in enumerate(cells) if "nbval-ignore-output" in tags(c)]
     assert ignored, "every chapter has machine-dependent output somewhere (at least the device)"
+
     def asserts(i):  # the cell itself, or a `checks` cell after it before the next prose
         after = itertools.takewhile(lambda c: c.cell_type == "code", cells[i + 1:])
         folded = any("checks" in tags(c) and "assert" in c.source for c in after)
