@@ -65,7 +65,8 @@ def describe_device(device: str | torch.device) -> str:
             f"compute capability {props.major}.{props.minor}, CUDA {torch.version.cuda})"
         )
     if device.type == "cpu":
-        return f"{cpu_name()} (cpu, {torch.get_num_threads()} threads)"
+        threads = torch.get_num_threads()
+        return f"{cpu_name()} (cpu, {threads} thread{'s' if threads != 1 else ''})"
     return str(device)
 
 
