@@ -19,9 +19,8 @@ zh_english = importlib.util.module_from_spec(spec)
 sys.modules["zh_english"] = zh_english  # its dataclass looks itself up there
 spec.loader.exec_module(zh_english)
 
-# English sentences the zh chapters still show (outputs printed in English, figures drawn in English):
-# the chapters are being converted to say()/show_figures(); the lead lowers this to 0.
-CHAPTER_LIMIT = 411
+# English sentences the zh chapters show: 690 before the chapters spoke both languages (issue 28), now none.
+CHAPTER_LIMIT = 0
 
 
 @pytest.fixture(scope="module")
@@ -70,10 +69,24 @@ def test_chinese_headings_have_meaningful_anchors(built_book):
         ("论文“Language Models are Few-Shot Learners”的表 D.1", []),  # a quoted title
         ("three words only", []),
         ("fp32 peak of the H100 SXM", ["fp32 peak of the H100 SXM"]),
+        ("8 x NVIDIA H100 SXM：640 GB", []),  # a product's name
+        ("设置：ddp, zero1, fsdp2_zero2, ddp_no_sync", []),  # a list of identifiers
+        ("模式 b i h, b j h -> b i", []),  # an einsum pattern
+        ("weights_only makes the load refuse code", ["makes the load refuse code"]),
     ],
 )
 def test_english_runs(text, runs):
     assert zh_english.english_runs(text) == runs
+
+
+def test_a_library_message_shown_as_it_is_is_not_counted():
+    text = ("torch 发出了 2 次警告：\n  The .grad attribute of a Tensor that is not a leaf\n"
+            "Type-check error whilst checking the parameters of f.\nThe problem arose whilst checking 'k'.\n"
+            "这一行说 but this one is counted here\n"
+            "mfu() 抛出 ImplausibleMFUError: MFU 1.97 > 1 against a peak of nothing\n"
+            "出处：NVIDIA H100 Tensor Core GPU datasheet, table 3")
+    kept = zh_english.without_messages(text)
+    assert [r for line in kept.splitlines() for r in zh_english.english_runs(line)] == ["but this one is counted here"]
 
 
 def test_page_findings_skip_code_maths_and_english_links_but_see_attributes():

@@ -37,6 +37,8 @@ from pathlib import Path
 
 from bs4 import BeautifulSoup, Comment, Tag
 
+from cs336_lec2.hardware import ACCELERATORS
+
 WORD = r"[A-Za-z][A-Za-z0-9'’]*(?:-[A-Za-z0-9]+)*"
 ENGLISH_RUN = re.compile(rf"(?<![\w`$\\]){WORD}(?:[ \t,;:]+{WORD}){{3,}}")
 # Names and titles that stay English in a Chinese text: works cited by title, products.
@@ -52,6 +54,8 @@ NAMES = (
     "ZeRO: Memory Optimizations Toward Training Trillion Parameter Models",
     "Refresh on GPU",
 )
+# Products, as the package's tables name them (NVIDIA H100 SXM, AMD Instinct MI300X, ...).
+PRODUCTS = tuple(sorted((card.name for card in ACCELERATORS.values()), key=len, reverse=True))
 # An English title quoted in a Chinese sentence: 论文“Language Models are Few-Shot Learners”.
 QUOTED_TITLE = re.compile(r"[“《][^“”《》\u4e00-\u9fff]+[”》]")
 # A gloss: the full-width parenthesis right after a term (Chinese, or a name such as FSDP).
@@ -83,15 +87,42 @@ class Finding:
         return f"{self.page}: {self.kind}: {self.text}"
 
 
+# A code identifier: a word with an underscore in it (fsdp2_zero2, weights_only).
+IDENTIFIER = re.compile(r"(?<![\w.])[A-Za-z_][\w.]*_[\w.]*")
+# A library's message that a chapter shows as it is (CONTRIBUTING, "Cell conventions"): an exception's
+# text from its class name on, or what a Chinese line ending in a full-width colon quotes (a warning, a
+# refusal, a source the package cites); either runs on over the following lines that hold no Chinese.
+MESSAGE_START = re.compile(r"(\b[A-Z]\w*(?:Error|Exception|Warning)\b[:：]|Type-check error|出处：|：\s*$)")
+CJK = re.compile(r"[\u4e00-\u9fff]")
+
+
+def without_messages(text: str) -> str:
+    """``text`` (one output, line by line) without the libraries' messages and the sources it quotes."""
+    kept, inside = [], False
+    for line in text.splitlines():
+        if inside and line.strip() and not CJK.search(line):
+            continue  # the message goes on
+        found = MESSAGE_START.search(line)
+        inside = bool(found)
+        kept.append(line[:found.end()] if found else line)
+    return "\n".join(kept)
+
+
 def english_runs(text: str) -> list[str]:
-    """The English sentences in ``text`` that are neither a gloss nor a name of :data:`NAMES`."""
-    for name in NAMES:
+    """The English sentences in ``text`` that are neither a gloss, a name of :data:`NAMES` nor a list
+    of names (``batch, seq, d``: words separated only by commas)."""
+    for name in (*NAMES, *PRODUCTS):
         text = text.replace(name, "·")
     text = QUOTED_TITLE.sub("“·”", text)
+    text = IDENTIFIER.sub("·", text)
     found = []
     for m in ENGLISH_RUN.finditer(text):
         if GLOSS_BEFORE.search(text[:m.start()]):
             continue  # a gloss: 中文术语（English term）, FSDP（Fully Sharded Data Parallel，…）
+        if all("," in gap for gap in re.split(WORD, m.group(0))[1:-1]):
+            continue  # a list of names, not a sentence
+        if all(len(word) <= 2 for word in re.findall(WORD, m.group(0))):
+            continue  # an einsum / einops pattern: b i h, b j h
         found.append(m.group(0))
     return found
 
@@ -144,7 +175,11 @@ def page_findings(html: str, page: str) -> list[Finding]:
         blocks.setdefault(id(block), (block, []))[1].append(str(node))
     for block, texts in blocks.values():
         kind = _kind(block)
-        findings += [Finding(page, kind, run) for run in english_runs(" ".join(" ".join(texts).split()))]
+        if kind == "output":  # printed lines: a sentence does not run on from one line into the next
+            lines = without_messages("".join(texts)).splitlines()
+        else:
+            lines = [" ".join(" ".join(texts).split())]
+        findings += [Finding(page, kind, run) for line in lines for run in english_runs(line)]
     return findings
 
 
