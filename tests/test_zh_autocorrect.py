@@ -34,18 +34,35 @@ rules:
   halfwidth-punctuation: 1
   spellcheck: 0
 """
+# A printed line is monospaced output, not a sentence: a line whose columns are aligned (two or more
+# spaces in a row: a table) is left alone, and a label's full-width colon before a value
+# ("1e-5 in fp16：0 00000 …") is the book's style, which halfwidth-punctuation would undo.
+# Spaces in a printed line are layout (values lined up under each other), so an output is checked for
+# the spacing between Chinese and Latin letters and for full-width punctuation, not for spaces after it.
+OUTPUT_CONFIG = CONFIG
+for _rule in ("halfwidth-punctuation", "halfwidth-word", "no-space-fullwidth", "no-space-fullwidth-quote",
+              "space-bracket"):
+    OUTPUT_CONFIG = OUTPUT_CONFIG.replace(f"  {_rule}: 1", f"  {_rule}: 0")
+ALIGNED = re.compile(r"\S {2,}\S")
 LINK = re.compile(r"\[([^\]\n]*)\]\([^)\s]*\)")  # [text](target) -> text
 CJK = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff]")
 
 
-def lint(text: str, filetype: str = "page.md") -> list[str]:
+def lint_output(text: str) -> list[str]:
+    """AutoCorrect's corrections of a printed output's lines that are sentences (see :data:`ALIGNED`)."""
+    lines = [line.replace("|", "") for line in text.splitlines()  # |x|: an absolute value, not a word
+             if line.strip() and not ALIGNED.search(line.strip())]
+    return lint("\n".join(lines), "output.txt", OUTPUT_CONFIG)
+
+
+def lint(text: str, filetype: str = "page.md", config: str = CONFIG) -> list[str]:
     """AutoCorrect's corrections of ``text``, one ``old -> new`` line each.
 
     Markdown is linted twice: as Markdown (a directive's body is prose), and as plain text with each
     code span read as `c` and each formula as $m$, since AutoCorrect's Markdown mode leaves the
     spacing around inline code alone (用`x`写).
     """
-    autocorrect.load_config(CONFIG)
+    autocorrect.load_config(config)
     changed = []
     if filetype.endswith(".md"):
         text = PROSE_DIRECTIVE.sub(lambda m: "\n" + DIRECTIVE_OPTIONS.sub("", m.group(2)) + "\n", text)
@@ -78,7 +95,7 @@ def zh_outputs(notebook) -> list[tuple[int, str]]:
 def test_chapter_passes_autocorrect(path):
     notebook = nbformat.read(path, as_version=4)
     problems = [f"cell {i}: {p}" for i, source in zh_cells(notebook) for p in lint(source)]
-    problems += [f"cell {i} output: {p}" for i, text in zh_outputs(notebook) for p in lint(text, "output.txt")]
+    problems += [f"cell {i} output: {p}" for i, text in zh_outputs(notebook) for p in lint_output(text)]
     assert not problems, "\n".join(problems)
 
 
@@ -95,6 +112,12 @@ def test_page_passes_autocorrect(page):
 )
 def test_autocorrect_catches(text):
     assert lint(text), text
+
+
+def test_an_output_line_is_linted_as_a_sentence_but_a_table_is_not():
+    assert lint_output("结果是fp32的两倍")
+    assert lint_output("格式    最大值\nfp32    3.4e+38") == []
+    assert lint_output("fp16 中的 1e-5：0 00000 0010101000") == []
 
 
 def test_autocorrect_accepts_the_books_style():
