@@ -1,12 +1,21 @@
 """Shared test settings and fixtures.
 
 Hypothesis runs without deadlines (CI machines are slow and shared). ``built_book`` builds both
-editions once per session, strictly (warnings are errors), for the book and browser tests.
+editions once per test run, strictly (warnings are errors), for the book and browser tests: under
+pytest-xdist (``make test`` runs two workers) the first worker to need it builds it and the others wait
+for that build and share it. ``chromium`` is the one headless browser of a test run (per worker) and
+``book_site`` serves the built book over http for it.
 ``tf32_state`` restores torch's float32 matmul switches after a test, on every supported torch.
 """
 
 from __future__ import annotations
 
+import fcntl
+import functools
+import http.server
+import os
+import shutil
+import threading
 from pathlib import Path
 
 import pytest
@@ -33,7 +42,61 @@ def built_book() -> Path:
     """
     from cs336_lec2.publish.book import build_book
 
-    return build_book(ROOT, build_dir=ROOT / "_build" / "test-book", strict=True)
+    build_dir = ROOT / "_build" / "test-book"
+    run = os.environ.get("PYTEST_XDIST_TESTRUNUID")  # set by pytest-xdist in each worker of one run
+    if run is None:
+        return build_book(ROOT, build_dir=build_dir, strict=True)
+    build_dir.parent.mkdir(parents=True, exist_ok=True)
+    done = build_dir.parent / "test-book.run"  # which run's workers have a finished build to share
+    with open(build_dir.parent / "test-book.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)  # the other workers wait here while the first one builds
+        if not (done.exists() and done.read_text() == run):
+            done.unlink(missing_ok=True)
+            build_book(ROOT, build_dir=build_dir, strict=True)
+            done.write_text(run)
+    return build_dir / "html"
+
+
+# No background networking: the machine's network is closed, and a book must not need one.
+CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+                 "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+
+
+def chromium_executable() -> str:
+    """Debian's Chromium (or ``$CHROMIUM``); skips the test without it, or fails it under .ci/run."""
+    found = os.environ.get("CHROMIUM") or shutil.which("chromium") or shutil.which("chromium-browser")
+    if found:
+        return found
+    message = "headless Chromium is not installed (Debian: apt-get install chromium); the browser test needs it"
+    if os.environ.get("CS336_LEC2_REQUIRE_BROWSER") == "1":
+        pytest.fail(message)
+    pytest.skip(message)
+
+
+@pytest.fixture(scope="session")
+def chromium():
+    """The one headless Chromium of this test run (per xdist worker), shared by every browser test."""
+    executable = chromium_executable()
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=executable, headless=True, args=CHROMIUM_ARGS)
+        yield browser
+        browser.close()
+
+
+@pytest.fixture(scope="session")
+def book_site(built_book):
+    """The built book served over http on a free local port, for the whole test run."""
+    class QuietHandler(http.server.SimpleHTTPRequestHandler):
+        def log_message(self, *args) -> None:  # keep the test output readable
+            pass
+
+    handler = functools.partial(QuietHandler, directory=str(built_book))
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    yield f"http://127.0.0.1:{server.server_address[1]}"
+    server.shutdown()
 
 
 @pytest.fixture
