@@ -1,8 +1,9 @@
 """The book build redoes only what changed (``publish/cache.py``, issue 30 item 2), and always what changed.
 
 Unit tests of the content digests, the folder sync and the stamps, then one real build of a two-chapter
-book: built from nothing, built again with nothing changed (Sphinx is not run), then after one cell and a
-chapter title changed (both show up, the title in the other chapter's navigation too).
+book: built from nothing, built again with nothing changed (Sphinx is not run), after one cell and a
+chapter title changed (both show up, the title in the other chapter's navigation too), then after one
+more cell changed (its page shows it; a page that did not change is not rewritten).
 """
 
 from __future__ import annotations
@@ -109,12 +110,26 @@ def test_a_failed_build_leaves_no_stamp_so_the_next_one_starts_fresh(tmp_path):
     assert cache.needs_fresh_env(out, strict=True) is True
 
 
-def test_once_a_page_is_reread_every_page_is_written():
-    app, env = SimpleNamespace(), SimpleNamespace(found_docs={"a", "b", "c"})
+def test_every_page_is_written_when_a_reread_page_changes_its_title_headings_or_labels():
+    class Text(str):
+        def astext(self) -> str:
+            return str(self)
+
+    env = SimpleNamespace(found_docs={"a", "b", "c"}, titles={"b": Text("Floats")}, tocs={"b": Text("Floats Goals")},
+                          domaindata={"std": {"labels": {"goals": ("b", "id1", "Goals")}, "anonlabels": {}}})
+    app = SimpleNamespace()
     cache._note_reads(app, env, [])
     assert cache._write_every_page(app, env) is None
     cache._note_reads(app, env, ["b"])
-    assert cache._write_every_page(app, env) == ["a", "b", "c"]
+    assert cache._write_every_page(app, env) is None  # a cell changed: only its page is written
+    for change in (lambda: env.titles.update(b=Text("Floats, renamed")),
+                   lambda: env.tocs.update(b=Text("Floats Aims")),
+                   lambda: env.domaindata["std"]["labels"].pop("goals"),
+                   lambda: env.domaindata["std"]["anonlabels"].update(new=("b", "id2")),
+                   lambda: env.titles.update(d=Text("A new page"))):
+        cache._note_reads(app, env, ["b", "d"])
+        change()
+        assert cache._write_every_page(app, env) == ["a", "b", "c"]
 
 
 @pytest.mark.slow
@@ -154,6 +169,14 @@ def test_a_rebuild_shows_a_changed_cell_and_title_and_skips_sphinx_when_nothing_
     nbformat.write(nb, path)
     book.build_book(root, build_dir=build, languages=("en",), strict=True)
     assert len(started) == 1 and "--all" not in started[0][0]  # Sphinx ran, on its kept environment
+    assert "A changed cell." in page.read_text(encoding="utf-8")
+    cell.source += " And another."  # a cell alone: its page is written, the others are not
+    nbformat.write(nb, path)
+    untouched = html / "en" / "book" / "glossary.html"
+    written = untouched.stat().st_mtime_ns
+    book.build_book(root, build_dir=build, languages=("en",), strict=True)
+    assert "A changed cell. And another." in page.read_text(encoding="utf-8")
+    assert untouched.stat().st_mtime_ns == written
     assert "A changed cell." in page.read_text(encoding="utf-8")
     other = (html / "en" / "notebooks" / f"{chapters[0]}.html").read_text(encoding="utf-8")
     assert "Floats, renamed for the test" in other  # the navigation of a page that did not change

@@ -11,6 +11,9 @@ A build keeps three things between runs (all under the build folder):
   an unchanged page keeps its mtime and Sphinx skips it. A failed build leaves no stamp, so the next one
   starts from nothing (a strict build never passes on warnings it did not re-emit);
 * the HTML of each edition, updated file by file (:func:`sync_tree`) rather than deleted and copied.
+
+Sphinx writes only the pages it re-read, unless a re-read page changed its title, headings or labels,
+which other pages show or link to: then it writes every page (:func:`outline`, the ``setup`` below).
 """
 
 from __future__ import annotations
@@ -181,9 +184,22 @@ def built(out: Path, strict: bool) -> None:
     write_stamp(out, code=code_key(strict))
 
 
+# Jupyter Book validates its config with jsonschema, whose import compiles some 40 grammars of the optional
+# rfc3987_syntax package (for the "iri" format, which no config of ours uses): about 7 s of a build's 12 s
+# of CPU on a 2-core machine, in each edition's process. Jupyter Book runs here without that package.
+JUPYTER_BOOK = ("import sys; sys.modules['rfc3987_syntax'] = None; "
+                "from jupyter_book.cli.main import main; sys.exit(main())")
+
+
 def start_build(cmd: list[str], log: Path) -> tuple[subprocess.Popen, Path]:
-    """Start one edition's build, its output going to ``log`` (two builds run at once, one a core)."""
+    """Start one edition's build, its output going to ``log`` (two builds run at once, one a core).
+
+    A ``jupyter-book`` command runs in the Python beside it, without the grammars of :data:`JUPYTER_BOOK`.
+    """
     log.parent.mkdir(parents=True, exist_ok=True)
+    python = Path(cmd[0]).with_name("python")
+    if Path(cmd[0]).name == "jupyter-book" and python.exists():
+        cmd = [str(python), "-c", JUPYTER_BOOK, *cmd[1:]]
     with open(log, "w", encoding="utf-8") as out:
         return subprocess.Popen(cmd, stdout=out, stderr=subprocess.STDOUT), log
 
@@ -196,17 +212,32 @@ def wait_build(job: tuple[subprocess.Popen, Path] | None) -> tuple[int, str]:
     return process.wait(), log.read_text(encoding="utf-8", errors="replace").strip()
 
 
-# ---- the Sphinx side: once any page was re-read, write every page ----
-# Sphinx writes only the pages it re-read, but a page also shows the others' titles (navigation, previous
-# and next links) and resolves references into them; a page left unwritten would keep stale ones.
+# ---- the Sphinx side: when a re-read page changed what other pages show of it, write every page ----
+# Sphinx writes only the pages it re-read. A page also shows the others' titles and headings (navigation,
+# previous and next links) and links to their labels, so when a re-read page's title, headings or labels
+# changed, every page is written; a changed cell alone rewrites its own page only (writing every page,
+# mostly syntax highlighting, costs more than the rest of a rebuild).
+
+
+def outline(env: Any, docname: str) -> tuple:
+    """What other pages show of ``docname``: its title, its headings and its labels (as text)."""
+    title, toc = env.titles.get(docname), env.tocs.get(docname)
+    std = env.domaindata.get("std", {})
+    labels = sorted((name, *map(str, value[1:])) for name, value in std.get("labels", {}).items()
+                    if value[0] == docname)
+    anonymous = sorted(name for name, value in std.get("anonlabels", {}).items() if value[0] == docname)
+    return (title.astext() if title is not None else None, toc.astext() if toc is not None else None,
+            labels, anonymous)
 
 
 def _note_reads(app: Any, env: Any, docnames: list[str]) -> None:
-    app.cs336_reread = bool(docnames)
+    app.cs336_outlines = {docname: outline(env, docname) for docname in docnames}
 
 
 def _write_every_page(app: Any, env: Any) -> list[str] | None:
-    return sorted(env.found_docs) if getattr(app, "cs336_reread", False) else None
+    before = getattr(app, "cs336_outlines", {})
+    changed = any(outline(env, docname) != old for docname, old in before.items())
+    return sorted(env.found_docs) if changed else None
 
 
 def setup(app: Any) -> dict[str, Any]:
