@@ -101,7 +101,8 @@ def _edition_config(root: Path, edition: Edition) -> dict:
     config.pop("colab_branch", None)
     sphinx = config.setdefault("sphinx", {})
     extensions = sphinx.setdefault("extra_extensions", [])
-    extensions += [e for e in ("cs336_lec2.publish.sphinx_ext", "cs336_lec2.publish.cache") if e not in extensions]
+    extensions += [e for e in ("cs336_lec2.publish.sphinx_ext", "cs336_lec2.publish.cache",
+                                                  "cs336_lec2.publish.lean") if e not in extensions]
     sphinx.setdefault("config", {}).update(
         language=edition.sphinx_language,
         cs336_other_language=edition.other,
