@@ -264,3 +264,23 @@ def test_a_chapter_page_loads_only_what_it_uses_and_shows_one_search_box(browser
     assert page.evaluate(VISIBLE_SEARCH_JS) == 1, "one search box at 1400 px"
     assert not problems, problems
     page.close()
+
+
+@pytest.mark.slow
+@pytest.mark.browser
+@pytest.mark.parametrize("width", [1400, 400])
+def test_the_search_box_of_a_chapter_page_leads_to_its_results(browser, site, width):
+    """A chapter page no longer loads the search index, yet its one search box still finds the chapter."""
+    chapter = next(c for c in CHAPTERS if "flops_and_mfu" in c)
+    page, problems = _open(browser, f"{site}/en/{chapter}.html", width=width)
+    visible = [button for button in page.query_selector_all(".search-button__button") if button.is_visible()]
+    assert len(visible) == 1, f"{len(visible)} search boxes at {width} px"
+    visible[0].click()
+    page.wait_for_selector("#pst-search-dialog input[type=search]", state="visible", timeout=5000)
+    page.fill("#pst-search-dialog input[type=search]", "MFU")
+    page.keyboard.press("Enter")
+    page.wait_for_selector("ul.search li a", timeout=15000)
+    assert page.url.endswith("/en/search.html?q=MFU"), page.url
+    assert page.eval_on_selector("ul.search li a", "a => a.getAttribute('href')") == f"{chapter}.html"
+    assert not problems, problems
+    page.close()
