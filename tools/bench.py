@@ -18,7 +18,8 @@ right after the other's, so that both see the same load. It prints one table:
 * with ``--suite``, ``make test`` (with this venv; nothing is installed).
 
 The last column is this checkout's time over the revision's (below 1: faster). Timings on a shared
-machine are noisy: compare ratios of one run, not seconds across runs.
+machine are noisy: compare ratios of one run, not seconds across runs; the book and suite rows also give
+the CPU seconds (user + system, children included), which a busy machine disturbs less than wall time.
 """
 
 from __future__ import annotations
@@ -27,6 +28,7 @@ import argparse
 import json
 import os
 import re
+import resource
 import shutil
 import subprocess
 import sys
@@ -86,6 +88,11 @@ def format_table(rows: list[tuple[str, float | None, float | None]], this: str, 
     return "\n".join(lines)
 
 
+def _children_cpu() -> float:
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
 def _seconds(value: float | None) -> str:
     return "–" if value is None else f"{value:.1f} s"
 
@@ -102,12 +109,17 @@ class Side:
         self.cli = [sys.executable, "-c", f"import sys; from {module} import {function} as m; sys.exit(m())"]
 
     def run(self, args: list[str], **kwargs) -> float:
-        """Run a command in the tree; its wall time in seconds (a failure stops the benchmark, with its log)."""
-        start = time.perf_counter()
+        """Run a command in the tree; its wall time in seconds (a failure stops the benchmark, with its log).
+
+        The CPU seconds it and its children used (user + system) are kept in ``self.cpu``: on a busy machine
+        they compare two sides better than wall time does.
+        """
+        start, before = time.perf_counter(), _children_cpu()
         done = subprocess.run(args, cwd=self.tree, env=self.env, capture_output=True, text=True, **kwargs)
         if done.returncode != 0:
             raise SystemExit(f"{self.name}: {' '.join(args[:4])} … failed (exit {done.returncode}):\n"
                              f"{(done.stdout + done.stderr)[-3000:]}")
+        self.cpu = _children_cpu() - before
         return time.perf_counter() - start
 
     def chapters(self, chapters: list[str] | None) -> dict[str, float]:
@@ -180,6 +192,7 @@ def main(argv: list[str] | None = None) -> int:
     if found.returncode != 0:
         raise SystemExit(f"tools/bench.py: {args.rev!r} is not a commit of this repository")
     commit = found.stdout.strip()
+    load = f"{os.getloadavg()[0]:.1f}"  # the machine's load average at the start and at the end
     rows: list[tuple[str, float | None, float | None]] = []
     with tempfile.TemporaryDirectory(prefix="cs336-bench-") as tmp:
         work = Path(tmp)
@@ -201,15 +214,21 @@ def main(argv: list[str] | None = None) -> int:
                 rows.append(("bare kernel start", kernels[0][0], kernels[1][0]))
                 rows.append(("imports (numpy, torch, matplotlib, cs336_lec2)", kernels[0][1], kernels[1][1]))
             if "book" not in args.skip:
-                fresh = [side.book(rebuild=False) for side in sides]
-                again = [side.book(rebuild=True) for side in sides]
-                rows.append(("book from nothing (both editions)", *fresh))
-                rows.append(("book after a one-cell change", *again))
+                fresh = [(side.book(rebuild=False), side.cpu) for side in sides]
+                again = [(side.book(rebuild=True), side.cpu) for side in sides]
+                rows.append(("book from nothing (both editions)", fresh[0][0], fresh[1][0]))
+                rows.append(("  CPU (user + system)", fresh[0][1], fresh[1][1]))
+                rows.append(("book after a one-cell change", again[0][0], again[1][0]))
+                rows.append(("  CPU (user + system)", again[0][1], again[1][1]))
             if args.suite:
-                rows.append(("make test", *(side.suite() for side in sides)))
+                suite = [(side.suite(), side.cpu) for side in sides]
+                rows.append(("make test", suite[0][0], suite[1][0]))
+                rows.append(("  CPU (user + system)", suite[0][1], suite[1][1]))
         finally:
             subprocess.run(["git", "worktree", "remove", "--force", str(other_tree)], cwd=ROOT, capture_output=True)
-    print(f"this checkout vs {args.rev} ({commit[:10]}), {os.cpu_count()} CPUs, seconds (wall):")
+    load += f" to {os.getloadavg()[0]:.1f}"
+    print(f"this checkout vs {args.rev} ({commit[:10]}), {os.cpu_count()} CPUs, load {load}; "
+          "seconds (wall unless CPU):")
     print(format_table(rows, "this", args.rev[:12]))
     if args.json:
         args.json.write_text(json.dumps({"rev": commit, "rows": rows}, indent=1), encoding="utf-8")
