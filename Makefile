@@ -14,8 +14,17 @@ NBVAL  := --nbval --nbval-current-env --nbval-sanitize-with notebooks/sanitize.c
 CHAPTERS ?=
 # `make compat` tests the oldest versions pyproject.toml allows; COMPAT=newest the newest.
 COMPAT ?= oldest
+# pytest-xdist workers for `make test` and `make unit` (JOBS=0: one process). A test file, and a notebook
+# with its one kernel, stays on one worker; the book is built once per run and shared (tests/conftest.py).
+JOBS ?= 2
+# Tests marked `nightly` (the seed sweep) run in .github/workflows/seeds.yml, not in `make test`.
+PYTEST := $(BIN)/pytest -q -p no:cacheprovider -n $(JOBS) --dist loadfile -m "not nightly"
+# `make bench REV=ca8978a`: this checkout's chapter, book (and with BENCH_ARGS=--suite, suite) times
+# beside those of the revision REV, on this machine, in one run (tools/bench.py).
+REV ?=
+BENCH_ARGS ?=
 
-.PHONY: all venv test unit nbval lint book notebooks info compat clean
+.PHONY: all venv test unit nbval nightly lint book notebooks info compat bench clean
 all: test
 
 $(STAMP): requirements.txt pyproject.toml
@@ -31,13 +40,19 @@ lint: $(STAMP)
 	$(BIN)/ruff check .
 
 unit: $(STAMP)
-	$(BIN)/pytest -q tests
+	$(PYTEST) tests
 
 nbval: $(STAMP)
 	$(BIN)/pytest -q -p no:cacheprovider $(NBVAL) notebooks/[0-9][0-9]_*.ipynb  # not the scratch copies execute writes
 
-# Everything CI checks: lint, unit + notebook-structure + book tests, then nbval over the notebooks.
-test: lint unit nbval
+# Everything CI checks: lint, then one pytest run over two workers of the unit, notebook-structure,
+# book and browser tests and nbval over the notebooks (README: "What runs where").
+test: lint
+	$(PYTEST) $(NBVAL) tests notebooks/[0-9][0-9]_*.ipynb
+
+# What the scheduled workflows add (seeds.yml runs it per chapter, with ten new seeds a night).
+nightly: $(STAMP)
+	$(BIN)/pytest -q -p no:cacheprovider -m nightly tests
 
 # Build the bilingual book (never executes a notebook) and open it where there is a display.
 book: $(STAMP)
@@ -54,6 +69,10 @@ compat:
 
 info: $(STAMP)
 	$(BIN)/cs336-lec2 info
+
+bench: $(STAMP)
+	@test -n "$(REV)" || { echo "make bench REV=<git revision to compare with>"; exit 2; }
+	$(BIN)/python tools/bench.py $(REV) $(BENCH_ARGS)
 
 clean:
 	rm -rf _build .pytest_cache .ruff_cache .hypothesis .venv-compat-oldest .venv-compat-newest

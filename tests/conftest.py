@@ -1,12 +1,22 @@
 """Shared test settings and fixtures.
 
 Hypothesis runs without deadlines (CI machines are slow and shared). ``built_book`` builds both
-editions once per session, strictly (warnings are errors), for the book and browser tests.
+editions once per test run, strictly (warnings are errors), for the book and browser tests: the build
+starts in the background as soon as the tests are collected, and under pytest-xdist (``make test`` runs
+two workers) the other workers wait for that build and share it. ``chromium`` is the one headless
+browser of a test run (per worker) and ``book_site`` serves the built book over http for it.
 ``tf32_state`` restores torch's float32 matmul switches after a test, on every supported torch.
 """
 
 from __future__ import annotations
 
+import fcntl
+import functools
+import http.server
+import os
+import shutil
+import threading
+import uuid
 from pathlib import Path
 
 import pytest
@@ -24,16 +34,100 @@ def repo_root() -> Path:
     return ROOT
 
 
+BOOK_DIR = ROOT / "_build" / "test-book"
+# One id per test run, shared by pytest-xdist's workers (which set PYTEST_XDIST_TESTRUNUID).
+RUN = os.environ.get("PYTEST_XDIST_TESTRUNUID") or uuid.uuid4().hex
+_BOOK: dict[str, object] = {}  # the background build of this process: its thread, and its error if it failed
+
+
+def _build_once() -> None:
+    """Build the test book unless a process of this test run already did; others wait on the lock meanwhile."""
+    from cs336_lec2.publish.book import build_book
+
+    BOOK_DIR.parent.mkdir(parents=True, exist_ok=True)
+    done = BOOK_DIR.parent / "test-book.run"  # which run has a finished build to share
+    with open(BOOK_DIR.parent / "test-book.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)  # held while building: other workers wait here
+        if not (done.exists() and done.read_text() == RUN):
+            done.unlink(missing_ok=True)
+            build_book(ROOT, build_dir=BOOK_DIR, strict=True)
+            done.write_text(RUN)
+
+
+def _build_in_background() -> None:
+    try:
+        _build_once()
+    except BaseException as err:  # handed to the built_book fixture, which fails with it
+        _BOOK["error"] = err
+
+
+def pytest_collection_finish(session) -> None:
+    """Start the book build as soon as the tests are collected, if any needs it (one worker of a run).
+
+    The build runs in subprocesses beside the tests, so no worker sits idle while Jupyter Book works.
+    """
+    wanted = any("built_book" in getattr(item, "fixturenames", ()) for item in session.items)
+    if wanted and os.environ.get("PYTEST_XDIST_WORKER", "gw0") == "gw0":
+        _BOOK["thread"] = threading.Thread(target=_build_in_background, name="test-book", daemon=True)
+        _BOOK["thread"].start()
+
+
 @pytest.fixture(scope="session")
 def built_book() -> Path:
     """The HTML folder of a strict (-W) build of the committed book, in ``_build/test-book/``.
 
-    It stays in the (ignored) build folder so a person can look at it and at the browser test's
-    screenshots afterwards.
+    Built once per test run (started when the tests are collected, :func:`pytest_collection_finish`) and
+    shared by pytest-xdist's workers. It stays in the (ignored) build folder so a person can look at it and
+    at the browser test's screenshots afterwards; an unchanged book is rebuilt in seconds (publish/cache.py).
     """
-    from cs336_lec2.publish.book import build_book
+    if "thread" in _BOOK:
+        _BOOK["thread"].join()
+    if "error" in _BOOK:
+        raise _BOOK["error"]
+    _build_once()
+    return BOOK_DIR / "html"
 
-    return build_book(ROOT, build_dir=ROOT / "_build" / "test-book", strict=True)
+
+# No background networking: the machine's network is closed, and a book must not need one.
+CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+                 "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+
+
+def chromium_executable() -> str:
+    """Debian's Chromium (or ``$CHROMIUM``); skips the test without it, or fails it under .ci/run."""
+    found = os.environ.get("CHROMIUM") or shutil.which("chromium") or shutil.which("chromium-browser")
+    if found:
+        return found
+    message = "headless Chromium is not installed (Debian: apt-get install chromium); the browser test needs it"
+    if os.environ.get("CS336_LEC2_REQUIRE_BROWSER") == "1":
+        pytest.fail(message)
+    pytest.skip(message)
+
+
+@pytest.fixture(scope="session")
+def chromium():
+    """The one headless Chromium of this test run (per xdist worker), shared by every browser test."""
+    executable = chromium_executable()
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=executable, headless=True, args=CHROMIUM_ARGS)
+        yield browser
+        browser.close()
+
+
+@pytest.fixture(scope="session")
+def book_site(built_book):
+    """The built book served over http on a free local port, for the whole test run."""
+    class QuietHandler(http.server.SimpleHTTPRequestHandler):
+        def log_message(self, *args) -> None:  # keep the test output readable
+            pass
+
+    handler = functools.partial(QuietHandler, directory=str(built_book))
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    yield f"http://127.0.0.1:{server.server_address[1]}"
+    server.shutdown()
 
 
 @pytest.fixture

@@ -1,16 +1,15 @@
 """Open both editions of the built book in headless Chromium (Debian's package; nothing is downloaded).
 
+One Chromium and one server serve the whole test run (``tests/conftest.py``), and each chapter page of
+an edition is opened once (:func:`visits`): the load, typesetting and code-width checks read what that one
+visit found.
+
 Where Chromium is missing the test skips with a message, unless CS336_LEC2_REQUIRE_BROWSER=1 (set
 by .ci/run), where it fails instead.
 """
 
 from __future__ import annotations
 
-import functools
-import http.server
-import os
-import shutil
-import threading
 from pathlib import Path
 
 import pytest
@@ -19,47 +18,22 @@ from cs336_lec2.publish.book import EDITIONS, toc_files
 
 ROOT = Path(__file__).resolve().parent.parent
 CHAPTERS = [p for p in toc_files(ROOT / "_toc.yml") if p.startswith("notebooks/")]
-# No background networking: the machine's network is closed, and a book must not need one.
-CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-                 "--disable-background-networking", "--disable-component-update", "--disable-sync"]
-
-
-def _chromium() -> str:
-    found = os.environ.get("CHROMIUM") or shutil.which("chromium") or shutil.which("chromium-browser")
-    if found:
-        return found
-    message = "headless Chromium is not installed (Debian: apt-get install chromium); the browser test needs it"
-    if os.environ.get("CS336_LEC2_REQUIRE_BROWSER") == "1":
-        pytest.fail(message)
-    pytest.skip(message)
 
 
 @pytest.fixture(scope="module")
-def site(built_book):
-    class QuietHandler(http.server.SimpleHTTPRequestHandler):
-        def log_message(self, *args) -> None:  # keep the test output readable
-            pass
-
-    handler = functools.partial(QuietHandler, directory=str(built_book))
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    yield f"http://127.0.0.1:{server.server_address[1]}"
-    server.shutdown()
+def site(book_site):
+    """The served book (conftest's ``book_site``: one server per test run)."""
+    return book_site
 
 
 @pytest.fixture(scope="module")
-def browser():
-    executable = _chromium()
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as p:
-        b = p.chromium.launch(executable_path=executable, headless=True, args=CHROMIUM_ARGS)
-        yield b
-        b.close()
+def browser(chromium):
+    """The test run's one Chromium (conftest's ``chromium``)."""
+    return chromium
 
 
-def _open(browser, url: str):
-    page = browser.new_page(viewport={"width": 1280, "height": 900})
+def _open(browser, url: str, width: int = 1280):
+    page = browser.new_page(viewport={"width": width, "height": 900})
     problems: list[str] = []
     page.on("console", lambda m: problems.append(f"console {m.type}: {m.text}") if m.type == "error" else None)
     page.on("pageerror", lambda e: problems.append(f"page error: {e}"))
@@ -70,26 +44,49 @@ def _open(browser, url: str):
     return page, problems
 
 
+@pytest.fixture(scope="module")
+def visits(browser, site):
+    """``visits(lang)``: what opening each chapter page of an edition once at 1400 px found, per chapter.
+
+    Each entry holds the page's ``lang``, whether it has math and MathJax typeset it, the plots that did
+    not show, the console errors and failed requests, its code cells (:data:`CODE_CELLS_JS`) and how many
+    output blocks scroll sideways. An edition's pages are opened on first use and kept for the other tests.
+    """
+    found: dict[str, dict[str, dict]] = {}
+
+    def visit(lang: str) -> dict[str, dict]:
+        if lang not in found:
+            found[lang] = {}
+            for chapter in CHAPTERS:
+                page, problems = _open(browser, f"{site}/{lang}/{chapter}.html", width=1400)
+                seen = {"lang": page.evaluate("document.documentElement.lang"), "problems": problems,
+                        "math": bool(page.locator("div.math, span.math").count()), "hidden_plots": 0}
+                if seen["math"]:
+                    page.wait_for_selector("mjx-container", state="attached", timeout=15000)
+                for img in page.locator("div.cell_output img").all():
+                    img.scroll_into_view_if_needed()
+                    box = img.bounding_box()
+                    loaded = img.evaluate("i => i.complete && i.naturalWidth > 0")
+                    seen["hidden_plots"] += not (loaded and box and box["width"] > 50 and box["height"] > 50)
+                seen["code_cells"] = page.evaluate(CODE_CELLS_JS)
+                seen["wide_outputs"] = page.evaluate(WIDE_OUTPUTS_JS)
+                page.close()
+                found[lang][chapter] = seen
+        return found[lang]
+
+    return visit
+
+
 @pytest.mark.slow
 @pytest.mark.browser
 @pytest.mark.parametrize("lang", list(EDITIONS))
-def test_chapter_pages_load_typeset_and_link_across(browser, site, built_book, lang):
+def test_chapter_pages_load_typeset_and_link_across(browser, site, visits, lang):
     other = EDITIONS[lang].other
-    typeset_pages = 0
-    for chapter in CHAPTERS:
-        page, problems = _open(browser, f"{site}/{lang}/{chapter}.html")
-        html_lang = page.evaluate("document.documentElement.lang")
-        assert html_lang.startswith(lang), (chapter, html_lang)
-        if page.locator("div.math, span.math").count():
-            page.wait_for_selector("mjx-container", state="attached", timeout=15000)
-            typeset_pages += 1
-        for img in page.locator("div.cell_output img").all():
-            img.scroll_into_view_if_needed()
-            box = img.bounding_box()
-            loaded = img.evaluate("i => i.complete && i.naturalWidth > 0")
-            assert loaded and box and box["width"] > 50 and box["height"] > 50, f"{chapter}: plot not visible"
-        assert not problems, (chapter, problems)
-        page.close()
+    for chapter, seen in visits(lang).items():
+        assert seen["lang"].startswith(lang), (chapter, seen["lang"])
+        assert not seen["hidden_plots"], f"{chapter}: {seen['hidden_plots']} plot(s) not visible"
+        assert not seen["problems"], (chapter, seen["problems"])
+    typeset_pages = sum(seen["math"] for seen in visits(lang).values())
     assert typeset_pages >= 3, "MathJax typeset too few chapter pages"
 
     page, problems = _open(browser, f"{site}/{lang}/{CHAPTERS[0]}.html")
@@ -158,13 +155,11 @@ def _open_at(browser, url: str, width: int):
 @pytest.mark.slow
 @pytest.mark.browser
 @pytest.mark.parametrize("lang", list(EDITIONS))
-def test_code_cells_fit_the_column_at_1400px(browser, site, built_book, lang):
+def test_code_cells_fit_the_column_at_1400px(visits, lang):
     wide, short_but_wide, total, wide_outputs = [], [], 0, 0
-    for chapter in CHAPTERS:
-        page = _open_at(browser, f"{site}/{lang}/{chapter}.html", 1400)
-        cells = page.evaluate(CODE_CELLS_JS)
-        wide_outputs += page.evaluate(WIDE_OUTPUTS_JS)
-        page.close()
+    for chapter, seen in visits(lang).items():
+        cells = seen["code_cells"]
+        wide_outputs += seen["wide_outputs"]
         total += len(cells)
         for cell in cells:
             if cell["wide"]:
@@ -209,7 +204,8 @@ SEARCHES = [  # (edition, query, pages that must come first, how many results th
     ("en", "mixed precision", ["12_mixed_precision"], 2),
     ("en", "activations", ["10_memory_accounting"], 2),
     ("en", "stride", ["03_tensors"], 1),
-    ("en", "MFU", ["05_flops_and_mfu"], 3),
+    ("en", "MFU", ["05_flops_and_mfu"], 1),  # third before issue 27.6: a page whose title holds it comes first
+    ("zh", "MFU", ["05_flops_and_mfu"], 1),
 ]
 
 
@@ -229,6 +225,64 @@ def test_search_finds_the_chapter(browser, site, built_book, lang, query, expect
     print(f"{lang} {query!r}: {len(ranked)} pages, {ranked[:5]}")
     first = [name.rsplit("/", 1)[-1] for name in ranked[:top]]
     assert all(chapter in first for chapter in expected), (query, ranked)
-    # ... and the page lists it for the reader
+    # ... and the page lists it for the reader, with a snippet of its body text: no math source, no contents
     page.wait_for_selector(f"ul.search li a[href^='notebooks/{expected[0]}.html']", timeout=15000)
+    page.wait_for_selector("ul.search li p.context", timeout=15000)
+    snippets = page.eval_on_selector_all("ul.search li p.context", "ps => ps.map(p => p.textContent)")
+    for snippet in snippets:
+        assert "\\(" not in snippet and "\\[" not in snippet, snippet
+        assert "Open issue" not in snippet and "Colab Repository" not in snippet, snippet  # the page's buttons
+        assert lang == "zh" or " Contents " not in snippet, snippet  # the page's table of contents
+    page.close()
+
+
+# Bytes a chapter page may load, every file together (issue 27 item 10): 4.0-4.3 MB before, of which the
+# icon script was 1.49 MB and the search index on every page 0.12-0.19 MB; MathJax (1.16 MB) stays.
+PAGE_BYTES = 2_600_000
+VISIBLE_SEARCH_JS = """() => [...document.querySelectorAll('.search-button-field, .search-button, #searchbox')]
+    .filter((e) => { const r = e.getBoundingClientRect(), s = getComputedStyle(e);
+                     return r.width > 0 && r.height > 0 && s.visibility !== 'hidden' && s.display !== 'none'; })
+    .length"""
+LOADED_JS = """() => [...performance.getEntriesByType('navigation'), ...performance.getEntriesByType('resource')]
+    .map((e) => [e.name, e.encodedBodySize])"""
+
+
+@pytest.mark.slow
+@pytest.mark.browser
+@pytest.mark.parametrize("lang", list(EDITIONS))
+def test_a_chapter_page_loads_only_what_it_uses_and_shows_one_search_box(browser, site, lang):
+    chapter = next(c for c in CHAPTERS if "flops_and_mfu" in c)
+    page, problems = _open(browser, f"{site}/{lang}/{chapter}.html", width=1400)
+    page.wait_for_selector("mjx-container", state="attached", timeout=15000)
+    loaded = dict(page.evaluate(LOADED_JS))
+    total = sum(loaded.values())
+    print(f"\n{lang} {chapter}: {total / 1e6:.2f} MB in {len(loaded)} files")
+    assert total <= PAGE_BYTES, sorted(loaded.items(), key=lambda item: -item[1])[:6]
+    assert not [url for url in loaded if "searchindex.js" in url or "searchtools.js" in url], loaded
+    assert all(size < 1000 for url, size in loaded.items() if "fontawesome.js" in url), loaded
+    assert not [url for url in loaded if not url.startswith(site)], "a page must not need the network"
+    icon = page.evaluate("() => getComputedStyle(document.querySelector('i.fa-github, i.fab'), '::before').content")
+    assert icon not in ("none", "normal", ""), "the icons come from the web fonts now"
+    assert page.evaluate(VISIBLE_SEARCH_JS) == 1, "one search box at 1400 px"
+    assert not problems, problems
+    page.close()
+
+
+@pytest.mark.slow
+@pytest.mark.browser
+@pytest.mark.parametrize("width", [1400, 400])
+def test_the_search_box_of_a_chapter_page_leads_to_its_results(browser, site, width):
+    """A chapter page no longer loads the search index, yet its one search box still finds the chapter."""
+    chapter = next(c for c in CHAPTERS if "flops_and_mfu" in c)
+    page, problems = _open(browser, f"{site}/en/{chapter}.html", width=width)
+    visible = [button for button in page.query_selector_all(".search-button__button") if button.is_visible()]
+    assert len(visible) == 1, f"{len(visible)} search boxes at {width} px"
+    visible[0].click()
+    page.wait_for_selector("#pst-search-dialog input[type=search]", state="visible", timeout=5000)
+    page.fill("#pst-search-dialog input[type=search]", "MFU")
+    page.keyboard.press("Enter")
+    page.wait_for_selector("ul.search li a", timeout=15000)
+    assert page.url.endswith("/en/search.html?q=MFU"), page.url
+    assert page.eval_on_selector("ul.search li a", "a => a.getAttribute('href')") == f"{chapter}.html"
+    assert not problems, problems
     page.close()

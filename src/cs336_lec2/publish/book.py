@@ -13,10 +13,10 @@ from __future__ import annotations
 
 import re
 import shutil
-import subprocess
 import sys
 from collections.abc import Callable
 from dataclasses import dataclass
+from functools import partial
 from html import escape
 from pathlib import Path
 from urllib.parse import quote
@@ -25,6 +25,7 @@ import nbformat
 import yaml
 
 from . import landing, pages
+from .cache import built, needs_fresh_env, restage, stage_inputs, start_build, sync_tree, up_to_date, wait_build
 from .cells import PROMPTS, edition_notebook
 from .execute import RECORD_NAME
 from .pages import add_run_note, colab_repository, load_run_record, run_note, unreadable, write_colab_copies
@@ -101,8 +102,8 @@ def _edition_config(root: Path, edition: Edition) -> dict:
     config.pop("colab_branch", None)
     sphinx = config.setdefault("sphinx", {})
     extensions = sphinx.setdefault("extra_extensions", [])
-    if "cs336_lec2.publish.sphinx_ext" not in extensions:
-        extensions.append("cs336_lec2.publish.sphinx_ext")
+    extensions += [e for e in ("cs336_lec2.publish.sphinx_ext", "cs336_lec2.publish.cache",
+                                                  "cs336_lec2.publish.lean") if e not in extensions]
     sphinx.setdefault("config", {}).update(
         language=edition.sphinx_language,
         cs336_other_language=edition.other,
@@ -303,23 +304,25 @@ def build_book(
     html = build / "html"
     html.mkdir(parents=True, exist_ok=True)
     icon_svg = (root / "book" / "_static" / "favicon.svg").read_text(encoding="utf-8")
-    for code in languages:
-        stage = stage_edition(root, code, build / "stage" / code, source, chosen)
+    jobs = {}
+    for code in languages:  # stage what changed (cache.py), then build the editions side by side
+        stage = build / "stage" / code
+        staging = partial(stage_edition, root, code, notebooks_from=source, chosen=chosen)
+        changed = restage(stage, stage_inputs(root, code, source), staging)
         write_colab_copies(stage, build / "colab" / code)
         out = build / "sphinx" / code
-        cmd = [_jupyter_book(), "build", str(stage), "--path-output", str(out), "--builder", "html", "--all"]
-        if strict:
-            cmd += ["-W", "--keep-going"]
-        if quiet:
-            cmd.append("-q")
-        done = subprocess.run(cmd, capture_output=True, text=True)
-        if done.returncode != 0:
-            log = (done.stdout + done.stderr).strip()
-            raise BookBuildError(f"the {code} edition failed to build (exit {done.returncode}):\n{log[-6000:]}")
+        current = not changed and up_to_date(out, strict)  # then Sphinx would find nothing to do
+        cmd = [_jupyter_book(), "build", str(stage), "--path-output", str(out), "--builder", "html"]
+        cmd += ["--all"] * needs_fresh_env(out, strict) + ["-W", "--keep-going"] * strict + ["-q"] * quiet
+        jobs[code] = None if current else start_build(cmd, out / "build.log")
+    finished = {code: wait_build(job) for code, job in jobs.items()}
+    for code, (returncode, log) in finished.items():
+        if returncode != 0:
+            raise BookBuildError(f"the {code} edition failed to build (exit {returncode}):\n{log[-6000:]}")
+        out = build / "sphinx" / code
+        built(out, strict)
         target = html / code
-        if target.exists():
-            shutil.rmtree(target)
-        shutil.copytree(out / "_build" / "html", target)
+        sync_tree(out / "_build" / "html", target)
         index = target / "index.html"
         forward_to = _redirect_target(index.read_text(encoding="utf-8"))
         index.write_text(edition_redirect_page(EDITIONS[code], forward_to, icon_svg), encoding="utf-8")
