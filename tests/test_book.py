@@ -12,6 +12,7 @@ import pytest
 from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook
 
 from cs336_lec2.publish.book import EDITIONS, edition_toc, filter_notebook, landing_page, toc_files
+from cs336_lec2.publish.cells import edition_notebook
 from cs336_lec2.publish.results_page import MARKER, fill_results_page, load_records, render_markdown
 from cs336_lec2.publish.sphinx_ext import other_edition_url, unique_scripts
 
@@ -506,8 +507,10 @@ def test_each_editions_colab_button_opens_a_notebook_in_its_language_only(built_
             assert prose and f"lang-{edition.other}" not in tags and f"lang-{lang}" in tags, (lang, chapter)
             chinese = sum(len(cjk.findall(c.source)) for c in prose)
             assert (chinese > 100) if lang == "zh" else (chinese == 0), (lang, chapter, chinese)
+            source = edition_notebook(nbformat.read(ROOT / f"{chapter}.ipynb", as_version=4), lang)
+            # the same code; the zh copy with its comments in Chinese (cells.translate_comments)
             assert [c.source for c in nb.cells if c.cell_type == "code"] == [
-                c.source for c in nbformat.read(ROOT / f"{chapter}.ipynb", as_version=4).cells if c.cell_type == "code"]
+                c.source for c in source.cells if c.cell_type == "code"]
 
 
 @pytest.mark.slow

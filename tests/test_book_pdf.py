@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import importlib.util
 import re
+import subprocess
 import sys
 import unicodedata
 from pathlib import Path
@@ -38,7 +39,12 @@ def test_every_code_line_of_a_chapter_is_unbroken_in_the_pdf(built_book, tmp_pat
     pypdf = pytest.importorskip("pypdf")
     if not book_pdf.CHROMIUM.exists():
         pytest.skip("no Chromium at /usr/bin/chromium")
-    out = book_pdf.write_pdf(built_book, "zh", tmp_path / "zh.pdf")
+    # In a process of its own: the test run's browser tests hold Playwright's sync API in this one.
+    out = tmp_path / "zh.pdf"
+    script = ("import sys; from pathlib import Path; sys.path.insert(0, sys.argv[1]); import book_pdf; "
+              "book_pdf.write_pdf(Path(sys.argv[2]), 'zh', Path(sys.argv[3]))")
+    subprocess.run([sys.executable, "-c", script, str(ROOT / "tools"), str(built_book), str(out)], check=True,
+                   timeout=900)
     lines = {_normal(line) for page in pypdf.PdfReader(out).pages for line in page.extract_text().splitlines()}
     notebook = nbformat.read(built_book.parent / "stage" / "zh" / "notebooks" / f"{CHAPTER}.ipynb", as_version=4)
     code = [_normal(line) for cell in notebook.cells if cell.cell_type == "code"
