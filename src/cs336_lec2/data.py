@@ -16,10 +16,7 @@ parses, so ``np.load`` misreads (or rejects) raw bytes under that name, and ``np
 from __future__ import annotations
 
 import os
-import tempfile
-from collections.abc import Callable
 from pathlib import Path
-from typing import BinaryIO
 
 import numpy as np
 import numpy.typing as npt
@@ -27,6 +24,7 @@ import torch
 
 from .checks import check_int
 from .device import no_cuda_reason
+from .safety import write_atomic as _write_atomically  # all or nothing: never a torn token file
 
 PathLike = str | os.PathLike[str]
 _NPY_MAGIC = b"\x93NUMPY"
@@ -45,24 +43,6 @@ def _integer_dtype(dtype: npt.DTypeLike) -> np.dtype:
 def _dtype_record(path: Path) -> Path:
     """Where :func:`write_tokens` records the dtype of the raw file ``path``: ``tokens.bin.dtype``."""
     return path.with_name(path.name + ".dtype")
-
-
-def _write_atomically(path: Path, write: Callable[[BinaryIO], object]) -> None:
-    # Write beside the target, fsync, then rename: a full disk or a crash mid-write leaves the old file
-    # (or none) in place, never a truncated one that open_tokens would accept.
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    try:
-        with os.fdopen(fd, "wb") as f:
-            write(f)
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(tmp, path)
-    except BaseException as err:
-        Path(tmp).unlink(missing_ok=True)
-        if isinstance(err, OSError):
-            raise OSError(err.errno, f"writing {path.name} failed ({err.strerror or err}); "
-                                     "any earlier file of that name is untouched") from err
-        raise
 
 
 def write_tokens(path: PathLike, tokens: npt.ArrayLike, dtype: npt.DTypeLike = np.uint16) -> int:

@@ -22,7 +22,6 @@ import os
 import pickle
 import random
 import re
-import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -38,6 +37,7 @@ from .device import get_device
 from .models import Cruncher
 from .optim import make_optimizer
 from .rng import check_rng_states, restore_rng_states, rng_states
+from .safety import write_atomic
 
 MAX_SEED = 2**32 - 1  # numpy's legacy seeding accepts 0 <= seed < 2**32; we use the same range everywhere
 FORMAT = "cs336_lec2.checkpoint/1"
@@ -114,22 +114,7 @@ def save_checkpoint(
         "rng": rng_states(generator),
         "extra": extra,
     }
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    try:
-        with os.fdopen(fd, "wb") as f:
-            torch.save(payload, f)
-            f.flush()
-            os.fsync(f.fileno())  # the bytes are on disk before the name points at them
-        os.replace(tmp, path)  # atomic on POSIX and Windows: readers see the old file or the new one
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
-    if hasattr(os, "O_DIRECTORY"):  # make the rename itself durable (POSIX)
-        dir_fd = os.open(path.parent, os.O_RDONLY | os.O_DIRECTORY)
-        try:
-            os.fsync(dir_fd)
-        finally:
-            os.close(dir_fd)
+    write_atomic(path, lambda f: torch.save(payload, f))  # temp file, fsync, os.replace, fsync the folder
     return path.stat().st_size
 
 

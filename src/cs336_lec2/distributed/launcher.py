@@ -27,6 +27,7 @@ import torch
 import torch.distributed as dist
 
 from ..checks import check_choice, check_int, check_positive_real
+from ..safety import sigterm_as_interrupt
 
 MAX_WORLD_SIZE = 32  # each rank is a Python process that imports torch (~0.3 GB): a typo of 1000 would swap the box
 TASKS = ("train", "fail", "crash", "hang")
@@ -108,23 +109,6 @@ def _die_with_parent(parent: int):
     return preexec
 
 
-@contextlib.contextmanager
-def _sigterm_as_interrupt():
-    """While the ranks run, SIGTERM raises ``KeyboardInterrupt`` (so they are stopped); main thread only."""
-    def handler(signum: int, frame: object) -> None:
-        raise KeyboardInterrupt("SIGTERM")
-
-    try:
-        previous = signal.signal(signal.SIGTERM, handler)
-    except ValueError:  # not the main thread
-        yield
-        return
-    try:
-        yield
-    finally:
-        signal.signal(signal.SIGTERM, previous)
-
-
 def _remove_stale_folders() -> None:
     """Remove the temp folders of launches whose process was killed outright (its pid is in the name)."""
     import shutil
@@ -189,7 +173,7 @@ def launch(spec: dict[str, Any], *, world_size: int = 2, backend: str = "auto", 
     except (TypeError, ValueError):
         raise ValueError(f"timeout must be a positive finite number of seconds, got {timeout!r}") from None
     _remove_stale_folders()
-    with tempfile.TemporaryDirectory(prefix=f"cs336_lec2_dist_{os.getpid()}_") as tmp, _sigterm_as_interrupt():
+    with tempfile.TemporaryDirectory(prefix=f"cs336_lec2_dist_{os.getpid()}_") as tmp, sigterm_as_interrupt():
         out = Path(tmp)
         (out / "spec.json").write_text(json.dumps({**spec, "backend": backend, "timeout": float(timeout)}))
         env = {**os.environ, "WORLD_SIZE": str(n), "OMP_NUM_THREADS": os.environ.get("OMP_NUM_THREADS", "1")}

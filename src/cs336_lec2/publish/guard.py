@@ -4,41 +4,15 @@ SIGTERM handled like Ctrl-C, environment variables set for the kernels only."""
 from __future__ import annotations
 
 import os
-import signal
-import tempfile
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
+# written once for the package and its tools (issue 31.18); re-exported here for execute and the CLI
+from ..safety import Terminated, sigterm_as_interrupt, write_atomic, write_text_atomic
 
-def _mode_for(target: Path) -> int:
-    try:
-        return target.stat().st_mode & 0o777
-    except OSError:
-        umask = os.umask(0)
-        os.umask(umask)
-        return 0o666 & ~umask
-
-
-def write_text_atomic(target: Path, text: str) -> None:
-    """Write ``text`` to ``target`` all or nothing: a temporary file beside it, fsync, then ``os.replace``.
-
-    A full disk or a crash mid-write leaves the earlier file as it was; the ``OSError`` raised names it.
-    """
-    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
-    try:
-        os.chmod(tmp, _mode_for(target))  # mkstemp makes it owner-only; keep what the file had (or the umask's)
-        with os.fdopen(fd, "w", encoding="utf-8") as f:
-            f.write(text)
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(tmp, target)
-    except BaseException as err:
-        Path(tmp).unlink(missing_ok=True)
-        if isinstance(err, OSError):
-            raise OSError(err.errno, f"writing {target} failed ({err.strerror or err}); "
-                                     "the earlier file of that name is untouched") from err
-        raise
+__all__ = ["LOCK_NAME", "Terminated", "environment", "folder_lock", "sigterm_as_interrupt", "write_atomic",
+           "write_notebook_atomic", "write_text_atomic"]
 
 
 def write_notebook_atomic(nb: Any, target: Path) -> None:
@@ -47,27 +21,6 @@ def write_notebook_atomic(nb: Any, target: Path) -> None:
 
     text = nbformat.writes(nb)
     write_text_atomic(target, text if text.endswith("\n") else text + "\n")  # as nbformat.write ends it
-
-
-class Terminated(KeyboardInterrupt):
-    """SIGTERM arrived: handled like Ctrl-C (scratch files removed, no record written)."""
-
-
-@contextmanager
-def sigterm_as_interrupt():
-    """Turn SIGTERM into :class:`Terminated` while the run lasts (main thread only; restored after)."""
-    def handler(signum: int, frame: object) -> None:
-        raise Terminated()
-
-    try:
-        previous = signal.signal(signal.SIGTERM, handler)
-    except ValueError:  # not the main thread: signals cannot be caught here
-        yield
-        return
-    try:
-        yield
-    finally:
-        signal.signal(signal.SIGTERM, previous)
 
 
 LOCK_NAME = ".cs336-lec2-execute.lock"
