@@ -24,8 +24,10 @@ from urllib.parse import quote
 import nbformat
 import yaml
 
+from ..checks import printable
 from .cells import PROMPTS, edition_notebook
 from .execute import RECORD_NAME
+from .guard import check_owned, fresh_folder
 from .pages import add_run_note, colab_repository, load_run_record, run_note, unreadable, write_colab_copies
 from .records import load_record
 from .results_page import fill_results_page
@@ -149,7 +151,7 @@ def chapters_from_run(root: Path, notebooks_from: Path) -> tuple[dict[str, Path]
         elif taken:
             chosen[name] = notebooks_from / name
         elif run is not None and not run.get("ok"):
-            warnings.append(f"{Path(name).stem} FAILED in that run ({run.get('error')}); "
+            warnings.append(f"{Path(name).stem} FAILED in that run ({printable(run.get('error'))}); "
                             "the committed notebook is used")
         else:
             warnings.append(f"{Path(name).stem} was not run there; the committed notebook is used")
@@ -167,9 +169,7 @@ def stage_edition(
     committed notebook (:func:`.pages.run_note`).
     """
     edition = EDITIONS[lang]
-    if stage.exists():
-        shutil.rmtree(stage)
-    stage.mkdir(parents=True)
+    fresh_folder(stage)  # emptied only if an earlier build made it (issue 31.2)
     (stage / "_config.yml").write_text(
         yaml.safe_dump(_edition_config(root, edition), allow_unicode=True, sort_keys=False), encoding="utf-8"
     )
@@ -319,6 +319,9 @@ def build_book(
         for message in warnings:
             warn(message)
     html = build / "html"
+    for code in languages:  # refuse before building: the build empties these folders (issue 31.2)
+        for folder in (build / "stage" / code, build / "colab" / code / "notebooks", html / code):
+            check_owned(folder)
     html.mkdir(parents=True, exist_ok=True)
     icon_svg = (root / "book" / "_static" / "favicon.svg").read_text(encoding="utf-8")
     for code in languages:
@@ -334,10 +337,8 @@ def build_book(
         if done.returncode != 0:
             log = (done.stdout + done.stderr).strip()
             raise BookBuildError(f"the {code} edition failed to build (exit {done.returncode}):\n{log[-6000:]}")
-        target = html / code
-        if target.exists():
-            shutil.rmtree(target)
-        shutil.copytree(out / "_build" / "html", target)
+        target = fresh_folder(html / code)
+        shutil.copytree(out / "_build" / "html", target, dirs_exist_ok=True)
         index = target / "index.html"
         forward_to = _redirect_target(index.read_text(encoding="utf-8"))
         index.write_text(edition_redirect_page(EDITIONS[code], forward_to, icon_svg), encoding="utf-8")

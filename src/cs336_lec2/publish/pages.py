@@ -19,7 +19,9 @@ from typing import Any
 
 import nbformat
 
+from ..checks import printable
 from .execute import RECORD_NAME
+from .guard import fresh_folder
 from .records import load_record
 
 DEFAULT_COLAB_BRANCH = "colab"
@@ -49,8 +51,14 @@ _TEXT = {
 
 
 def _plain(text: object) -> str:
-    """``text`` with Markdown's special characters escaped (device names and errors are not Markdown)."""
-    return _MARKDOWN_SPECIAL.sub(r"\\\1", " ".join(str(text).split()))
+    """``text`` as one line of literal text: control characters shown escaped (:func:`.checks.printable`),
+    Markdown's and HTML's special characters backslash-escaped (device names and errors are not Markdown)."""
+    return _MARKDOWN_SPECIAL.sub(r"\\\1", printable(" ".join(str(text).split())))
+
+
+def _code(text: object) -> str:
+    """``text`` for a code span: one line (control characters escaped), no backtick to close the span early."""
+    return printable(text).replace("`", "'")
 
 
 def unreadable(path: Path) -> str | None:
@@ -90,7 +98,7 @@ def run_note(record: dict[str, Any] | None, run: str, chapter: str, taken: bool,
         device=_plain(machine.get("device_name") or machine.get("device") or "an unknown machine"),
         kind=_plain(parameters.get("device") or machine.get("device_type") or "?"),
         preset=_plain(parameters.get("preset") or "?"), date=_plain(created or "?"),
-        run=run.replace("`", "'"), error=_plain(runs.get(chapter, {}).get("error") or "?"),
+        run=_code(run), error=_plain(runs.get(chapter, {}).get("error") or "?"),
     )
     admonition = "note" if kind in ("ok", "unknown") else "warning"
     return f":::{{{admonition}}}\n:class: cs336-run-note cs336-run-{kind}\n{text}\n:::\n"
@@ -119,9 +127,7 @@ def colab_repository(config: dict[str, Any], lang: str) -> dict[str, Any]:
 
 
 def write_colab_copies(stage: Path, out: Path) -> list[Path]:
-    """Copy the staged one-language chapter notebooks of an edition into ``out/notebooks/`` (emptied first)."""
-    target = out / "notebooks"
-    if target.exists():
-        shutil.rmtree(target)
-    target.mkdir(parents=True)
+    """Copy the staged one-language chapter notebooks of an edition into ``out/notebooks/`` (emptied first,
+    only if an earlier build made it: :func:`.guard.fresh_folder`)."""
+    target = fresh_folder(out / "notebooks")  # emptied only if an earlier build made it (issue 31.2)
     return [Path(shutil.copy2(path, target / path.name)) for path in sorted((stage / "notebooks").glob("*.ipynb"))]

@@ -16,7 +16,6 @@ from sphinx.transforms import SphinxTransform
 from sphinx.util import logging
 
 from .cells import ANSWER_CLASS, ANSWER_TAG, ANSWER_TITLE
-
 from .zh_search import GLOSSARY, SearchChineseGlossary, glossary_terms, jieba_available, write_user_dict
 
 logger = logging.getLogger(__name__)
