@@ -138,3 +138,112 @@ def test_the_cli_prints_every_error_and_warning_on_one_escaped_line(tmp_path, ca
     assert cli.main(["book", "--root", str(ROOT), "--from", str(run)]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "\x1b" not in err and r"r\x1b[2J\nun" in err
+
+
+# ---- 31.3: cpu_info takes a path only ----
+
+@pytest.mark.parametrize("bad", [0, 1, True, False, 3.0, b"/proc/cpuinfo"])
+def test_cpu_info_refuses_a_file_descriptor_or_a_bool_and_closes_nothing(tmp_path, bad):
+    """Issue 31.3: cpu_info(f.fileno()) closed the caller's file; cpu_info(True) closed stdout."""
+    from cs336_lec2.hardware.cpus import cpu_info
+
+    with open(tmp_path / "mine.txt", "w") as f:
+        with pytest.raises(TypeError, match=r"^path must be a file path \(str or os\.PathLike\) or None, got "):
+            cpu_info(f.fileno() if bad == 0 else bad)
+        f.write("still open")  # EBADF here before the fix
+    assert (tmp_path / "mine.txt").read_text() == "still open"
+
+
+# ---- 31.6: token byte order ----
+
+@pytest.mark.parametrize("dtype", [">u2", ">i4", ">u4", "<u2", "<i8"])
+def test_tokens_in_either_byte_order_read_back_as_written(tmp_path, dtype):
+    """Issue 31.6: write_tokens(p, [1, 2, 300], dtype='>u2') then open_tokens gave [256, 512, 11265]."""
+    import numpy as np
+
+    from cs336_lec2.data import get_batch, open_tokens, write_tokens
+
+    path = tmp_path / "t.bin"
+    write_tokens(path, [1, 2, 300], dtype=dtype)
+    assert open_tokens(path).tolist() == [1, 2, 300]
+    x, y = get_batch(open_tokens(path), 4, 2, "cpu")
+    assert x.tolist() == [[1, 2]] * 4 and y.tolist() == [[2, 300]] * 4
+    other = np.dtype(dtype).newbyteorder()
+    if other.itemsize > 1:
+        with pytest.raises(ValueError, match="every token would be wrong"):
+            open_tokens(path, dtype=other)
+
+
+# ---- 31.9: tampered checkpoints ----
+
+def _saved(tmp_path):
+    import torch
+
+    from cs336_lec2.models import Cruncher
+    from cs336_lec2.optim import SGD
+    from cs336_lec2.training import save_checkpoint
+
+    model = Cruncher(4, 1)
+    opt = SGD(model.parameters(), lr=0.1)
+    path = tmp_path / "c.pt"
+    save_checkpoint(path, model, opt, step=3)
+    return path, model, opt, torch.load(path, weights_only=True)
+
+
+@pytest.mark.parametrize(("where", "value", "message"), [
+    ("lr", "x", r"param_groups\[0\]\.lr must be a number"),
+    ("lr", float("nan"), r"param_groups\[0\]\.lr must be a finite number"),
+    ("lr", -1.0, r"param_groups\[0\]\.lr must be a finite number in \[0\.0, inf\)"),
+    pytest.param("lr", 2**1100, r"param_groups\[0\]\.lr is a 1101-bit integer", id="lr-2**1100"),
+    ("step", -7, r"'step' must be a whole number >= 0, got -7"),
+    ("step", True, r"'step' is missing or not a int"),
+    ("param_groups", 5, r"'param_groups' must be a list of dicts"),
+    ("rng.python.state", 5, r"rng\['python'\] is not Python's random state"),
+])
+def test_a_tampered_checkpoint_is_refused_on_load_and_changes_nothing(tmp_path, where, value, message):
+    """Issue 31.9: lr 'x', NaN or -1, step -7 or True, param_groups=5, rng.python.state=5 loaded silently
+    (or raised a raw TypeError)."""
+    import torch
+
+    from cs336_lec2.training import CheckpointError, load_checkpoint
+
+    path, model, opt, ckpt = _saved(tmp_path)
+    if where == "lr":
+        ckpt["optimizer"]["param_groups"][0]["lr"] = value
+    elif where == "param_groups":
+        ckpt["optimizer"]["param_groups"] = value
+    elif where == "rng.python.state":
+        ckpt["rng"]["python"]["state"] = value
+    else:
+        ckpt[where] = value
+    torch.save(ckpt, path)
+    before = [p.clone() for p in model.parameters()]
+    with pytest.raises(CheckpointError, match=message):
+        load_checkpoint(path, model, opt)
+    assert all(torch.equal(a, b) for a, b in zip(before, model.parameters(), strict=True))
+    assert opt.param_groups[0]["lr"] == 0.1
+
+
+def test_train_refuses_to_resume_from_a_checkpoint_whose_step_was_edited(tmp_path):
+    """Issue 31.9: train(num_steps=2, resume_from=<step edited to -5>) returned 9 losses."""
+    import torch
+
+    from cs336_lec2.training import CheckpointError, train
+
+    path = tmp_path / "c.pt"
+    train(dim=4, num_layers=1, batch_size=2, num_steps=2, lr=0.01, checkpoint_path=path, checkpoint_every=1)
+    ckpt = torch.load(path, weights_only=True)
+    ckpt["step"] = -5
+    torch.save(ckpt, path)
+    with pytest.raises(CheckpointError, match="'step' must be a whole number >= 0, got -5"):
+        train(dim=4, num_layers=1, batch_size=2, num_steps=2, lr=0.01, resume_from=path)
+
+
+def test_rng_states_name_a_bad_generator_and_a_bad_state():
+    """Issue 31.14: rng_states('g') raised AttributeError, restore_rng_states({}) KeyError."""
+    from cs336_lec2.rng import restore_rng_states, rng_states
+
+    with pytest.raises(TypeError, match=r"^generator must be a torch\.Generator or None, got str 'g'$"):
+        rng_states("g")
+    with pytest.raises(ValueError, match=r"rng\['torch'\] is missing"):
+        restore_rng_states({})

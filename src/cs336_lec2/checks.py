@@ -12,7 +12,9 @@ from __future__ import annotations
 
 import math
 import numbers
+import os
 from collections.abc import Iterable
+from pathlib import Path
 from typing import SupportsFloat
 
 import numpy as np
@@ -127,3 +129,19 @@ def printable(text: object) -> str:
     """``text`` with every character that is not printable (newlines, terminal escapes such as ``\\x1b[2J``,
     bidi overrides) written as its escape (``\\n``, ``\\x1b``, ``\\u202e``): one line, safe to print."""
     return "".join(c if c.isprintable() else c.encode("unicode_escape").decode("ascii") for c in str(text))
+
+
+def check_path(name: str, value: object) -> Path:
+    """``value`` (a str or ``os.PathLike``, not blank) as a :class:`~pathlib.Path`.
+
+    An int would be taken as a file descriptor by ``open`` (and closed after), ``None`` or ``""`` as
+    "here": each is refused with an error naming ``name``.
+    """
+    if is_bool(value) or not isinstance(value, (str, os.PathLike)):
+        raise TypeError(f"{name} must be a file path (str or os.PathLike), {_got(value)}")
+    text = os.fspath(value)
+    if not isinstance(text, str) or not text.strip():
+        raise ValueError(f"{name} must name a file, got {value!r} (an unset variable?)")
+    if "\0" in text:
+        raise ValueError(f"{name} must not contain a NUL character, got {value!r}")
+    return Path(text)

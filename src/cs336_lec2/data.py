@@ -22,7 +22,7 @@ import numpy as np
 import numpy.typing as npt
 import torch
 
-from .checks import check_int
+from .checks import check_int, check_path
 from .device import no_cuda_reason
 from .safety import write_atomic as _write_atomically  # all or nothing: never a torn token file
 
@@ -53,7 +53,7 @@ def write_tokens(path: PathLike, tokens: npt.ArrayLike, dtype: npt.DTypeLike = n
     Refuses a ``.npy`` suffix (see the module docstring), ids that ``dtype`` cannot hold, and
     anything that is not 1-D integers.
     """
-    path = Path(path)
+    path = check_path("path", path)
     if path.suffix.lower() == ".npy":
         raise ValueError(
             f"path must not end in .npy for a raw token file ({path.name}): np.load would expect a .npy "
@@ -79,12 +79,14 @@ def write_tokens(path: PathLike, tokens: npt.ArrayLike, dtype: npt.DTypeLike = n
     # changes is removed before the new data lands, so a crash in between leaves a file that
     # open_tokens refuses to guess about, never one it misreads.
     record = _dtype_record(path)
-    changes = not record.is_file() or record.read_bytes().strip() != dt.name.encode()
+    # A byte order other than this machine's is recorded with it ('>u2'): read as 'uint16', 300 would be 11265.
+    written = dt.name if dt.isnative else dt.str
+    changes = not record.is_file() or record.read_bytes().strip() != written.encode()
     if changes:
         record.unlink(missing_ok=True)
     _write_atomically(path, data.tofile)
     if changes:
-        _write_atomically(record, lambda f: f.write(f"{dt.name}\n".encode()))
+        _write_atomically(record, lambda f: f.write(f"{written}\n".encode()))
     return data.nbytes
 
 
@@ -97,7 +99,7 @@ def open_tokens(path: PathLike, dtype: npt.DTypeLike | None = None) -> np.memmap
     ``.npy`` file (``np.save``) is opened with ``np.load(mmap_mode="r")``, must be 1-D integers, and
     of ``dtype`` where one is given. Returns a 1-D :class:`numpy.memmap`.
     """
-    path = Path(path)
+    path = check_path("path", path)
     dt = None if dtype is None else _integer_dtype(dtype)
     if not path.is_file():
         raise FileNotFoundError(f"path: there is no token file named {path.name!r}")

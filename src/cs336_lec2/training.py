@@ -32,10 +32,10 @@ import torch.nn.functional as F
 from torch import nn
 from tqdm import tqdm  # plain tqdm: tqdm.auto warns on stderr in Jupyter without ipywidgets
 
-from .checks import check_int
+from .checks import check_int, check_path, is_bool
 from .device import get_device
 from .models import Cruncher
-from .optim import make_optimizer
+from .optim import check_state_dict, make_optimizer
 from .rng import check_rng_states, restore_rng_states, rng_states
 from .safety import write_atomic
 
@@ -101,7 +101,7 @@ def save_checkpoint(
     _check_pair(model, optimizer)
     step = check_int("step", step, minimum=0)
     _check_plain("extra", extra)
-    path = Path(path)
+    path = check_path("path", path)
     if path.is_dir():  # also "" (the current folder): os.replace would fail with a raw IsADirectoryError
         raise ValueError(f"path must name a checkpoint file, got {str(path)!r}, which is a folder")
     if not path.parent.is_dir():
@@ -138,7 +138,7 @@ def read_checkpoint(path: str | os.PathLike[str]) -> dict[str, Any]:
     ``weights_only=True`` unpickles only tensors and plain containers: a file that names any other
     object (whose unpickling could run code) raises ``pickle.UnpicklingError`` instead.
     """
-    path = Path(path)
+    path = check_path("path", path)
     if not path.is_file():
         raise FileNotFoundError(f"path: there is no checkpoint named {path.name!r}")
     unreadable = f"{path.name} cannot be read as a torch.save file: truncated or not a checkpoint"
@@ -156,16 +156,9 @@ def read_checkpoint(path: str | os.PathLike[str]) -> dict[str, Any]:
     return ckpt
 
 
-_VERSION_FLAGS = {"foreach", "fused", "capturable", "differentiable", "maximize", "decoupled_weight_decay"}
-
-
-def _check_optimizer(saved: dict[str, Any], optimizer: torch.optim.Optimizer) -> None:
-    """Raise unless ``optimizer`` takes the saved state: same groups and hyperparameters (torch-version flags aside)."""
-    def shape(groups: list[dict[str, Any]]) -> list[tuple[int, list[str]]]:
-        return [(len(g["params"]), sorted(set(g) - _VERSION_FLAGS)) for g in groups]
-    if shape(saved.get("param_groups", [])) != shape(optimizer.state_dict()["param_groups"]):
-        raise ValueError(f"checkpoint's optimizer has other parameter groups or settings than this "
-                         f"{type(optimizer).__name__} (saved from another optimizer type?)")
+def _check_optimizer(saved: object, optimizer: torch.optim.Optimizer) -> None:
+    """Raise unless ``optimizer`` takes the saved state: same groups, hyper-parameters in range, whole steps."""
+    check_state_dict(saved, optimizer)  # ValueError/TypeError naming the field; load_checkpoint names the file
 
 
 def load_checkpoint(
@@ -186,7 +179,10 @@ def load_checkpoint(
     ckpt = read_checkpoint(path)
     _check_complete(ckpt, Path(path).name, generator)
     _check_shapes(ckpt["model"], model)
-    _check_optimizer(ckpt["optimizer"], optimizer)  # before the model is touched
+    try:
+        _check_optimizer(ckpt["optimizer"], optimizer)  # before the model is touched
+    except (TypeError, ValueError) as err:
+        raise CheckpointError(f"{Path(path).name}: {err}; nothing was restored") from None
     before = ({k: v.clone() for k, v in model.state_dict().items()}, copy.deepcopy(optimizer.state_dict()),
               rng_states(generator))
     try:
@@ -206,13 +202,15 @@ def _check_complete(ckpt: dict[str, Any], name: str, generator: torch.Generator 
     """Raise :class:`CheckpointError` naming the first missing or malformed part of a checkpoint."""
     parts = {"model": dict, "optimizer": dict, "step": int, "rng": dict, "extra": dict}
     problem = next((f"'{k}' is missing or not a {t.__name__}" for k, t in parts.items()
-                    if not isinstance(ckpt.get(k), t)), None)
+                    if not isinstance(ckpt.get(k), t) or is_bool(ckpt.get(k))), None)
+    if problem is None and not 0 <= ckpt["step"] < 2**63:
+        problem = f"'step' must be a whole number >= 0, got {ckpt['step']!r}"
     if problem is None and not all(isinstance(v, torch.Tensor) for v in ckpt["model"].values()):
         problem = "'model' holds something other than tensors"
     if problem is None:
         try:
             check_rng_states(ckpt["rng"], generator)
-        except ValueError as err:
+        except (TypeError, ValueError) as err:  # rng.python.state = 5 is a TypeError inside
             problem = str(err)
     if problem:
         raise CheckpointError(f"{name} is incomplete: {problem}; nothing was restored")

@@ -24,6 +24,7 @@ Sources (each :class:`CpuCore` names its own):
 from __future__ import annotations
 
 import contextlib
+import os
 import re
 from dataclasses import dataclass
 from typing import Any
@@ -81,12 +82,14 @@ def parse_flags(flags: object) -> frozenset[str]:
     raise TypeError(f"flags must be a string such as 'avx2 fma' or a set of flag names, got {flags!r}")
 
 
-def cpu_info(path: str | None = None) -> dict[str, Any]:
+def cpu_info(path: str | os.PathLike[str] | None = None) -> dict[str, Any]:
     """What ``/proc/cpuinfo`` says about the first CPU: vendor, family, model, Arm implementer/part, flags.
 
     Keys: ``vendor`` (str, "" if unknown), ``family``, ``model``, ``implementer``, ``part`` (int or
     None), ``model_name`` (str) and ``flags`` (frozenset; empty where the file is absent, as on macOS).
     """
+    if path is not None and not isinstance(path, (str, os.PathLike)):  # an int is a file descriptor to open()
+        raise TypeError(f"path must be a file path (str or os.PathLike) or None, got {type(path).__name__} {path!r}")
     info: dict[str, Any] = {"vendor": "", "family": None, "model": None, "implementer": None, "part": None,
                             "model_name": "", "flags": frozenset()}
     fields = {"vendor_id": "vendor", "cpu family": "family", "model": "model", "CPU implementer": "implementer",
