@@ -247,3 +247,59 @@ def test_rng_states_name_a_bad_generator_and_a_bad_state():
         rng_states("g")
     with pytest.raises(ValueError, match=r"rng\['torch'\] is missing"):
         restore_rng_states({})
+
+
+# ---- 31.10 and 31.14: absurd durations and deeply nested records ----
+
+@pytest.mark.parametrize("seconds", [1.7e308, float("inf"), 2e6])
+def test_a_record_with_an_absurd_duration_is_refused_when_read(tmp_path, seconds):
+    """Issue 31.10: the results page showed "inf s" for chapters of 1.7e308 s."""
+    from cs336_lec2.publish.records import RecordError, check_record, load_record
+
+    bad = {**RECORD, "chapters": [{**RECORD["chapters"][0], "seconds": seconds}]}
+    with pytest.raises(RecordError, match=r"chapters\[0\]\.seconds must be a number in \[0, 1e\+06\], got "):
+        check_record(json.loads(json.dumps(bad)))
+    timing = {**RECORD, "measurements": [{"kind": "timing", "label": "step", "seconds": seconds}]}
+    (tmp_path / "r.json").write_text(json.dumps(timing))
+    with pytest.raises(RecordError, match=r"^r\.json: measurements\[0\]\.seconds must be a number in \[0, 1e\+06\]"):
+        load_record(tmp_path / "r.json")
+
+
+def test_a_deeply_nested_record_is_one_error_naming_the_file(tmp_path, capsys):
+    """Issue 31.14: a deeply nested record raised RecursionError, and the CLI message omitted the file."""
+    from cs336_lec2.publish import cli
+    from cs336_lec2.publish.records import RecordError, load_record
+
+    run = _run_folder(tmp_path, None, ["01_napkin_math.ipynb"])
+    (run / "run-record.json").write_text("[" * 100_000 + "]" * 100_000)
+    with pytest.raises(RecordError, match=r"^run-record\.json: not a valid run record \(nested too deeply"):
+        load_record(run / "run-record.json")
+    assert cli.main(["book", "--root", str(ROOT), "--from", str(run), "--build-dir", str(tmp_path / "b")]) == 2
+    err = capsys.readouterr().err.splitlines()
+    assert len(err) == 1 and "run-record.json: not a valid run record" in err[0]
+
+
+# ---- 31.13: book --from with malformed markdown cells ----
+
+@pytest.mark.parametrize("damage", ["no source", "source 5", "tags 5", "tags [5]", "no cell_type"])
+def test_book_from_a_notebook_with_a_malformed_cell_falls_back_with_one_warning(tmp_path, damage):
+    """Issue 31.13: a markdown cell without source, or with tags: 5 / source: 5, gave a traceback (exit 1)."""
+    from cs336_lec2.publish.book import chapters_from_run, stage_edition
+
+    record = {**RECORD, "chapters": [{"name": "01_napkin_math", "seconds": 1.0, "ok": True, "error": None}]}
+    run = _run_folder(tmp_path, record, ["01_napkin_math.ipynb"])
+    nb = json.loads((run / "01_napkin_math.ipynb").read_text())
+    cell = next(c for c in nb["cells"] if c["cell_type"] == "markdown")
+    if damage == "no source":
+        del cell["source"]
+    elif damage == "source 5":
+        cell["source"] = 5
+    elif damage == "no cell_type":
+        del cell["cell_type"]
+    else:
+        cell["metadata"]["tags"] = 5 if damage == "tags 5" else [5]
+    (run / "01_napkin_math.ipynb").write_text(json.dumps(nb))
+    chosen, warnings = chapters_from_run(ROOT, run)
+    assert chosen == {}
+    assert [w for w in warnings if w.startswith("01_napkin_math: its notebook there is unreadable (")]
+    stage_edition(ROOT, "en", tmp_path / "stage", run, chosen)  # the committed notebook is staged instead

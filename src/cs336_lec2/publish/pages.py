@@ -67,7 +67,19 @@ def unreadable(path: Path) -> str | None:
         nb = nbformat.read(path, as_version=4)
     except Exception as err:  # nbformat raises NotJSONError, ValidationError, KeyError... on a damaged file
         return str(err).splitlines()[0][:120] if str(err).strip() else type(err).__name__
-    return None if isinstance(nb.get("cells"), list) else "it has no list of cells"
+    if not isinstance(nb.get("cells"), list):
+        return "it has no list of cells"
+    for i, cell in enumerate(nb.cells):  # what staging reads from each cell: a hand-edited one must not crash it
+        source = cell.get("source") if isinstance(cell, dict) else None
+        metadata = cell.get("metadata", {}) if isinstance(cell, dict) else None
+        tags = metadata.get("tags", []) if isinstance(metadata, dict) else None
+        if not isinstance(cell, dict) or cell.get("cell_type") not in ("markdown", "code", "raw"):
+            return f"cell {i} has no cell_type of markdown, code or raw"
+        if not (isinstance(source, str) or (isinstance(source, list) and all(isinstance(x, str) for x in source))):
+            return f"cell {i} has no text as its source (got {printable(repr(source))[:40]})"
+        if not isinstance(tags, list) or not all(isinstance(t, str) for t in tags):
+            return f"cell {i}'s metadata has no list of tags (got {printable(repr(tags))[:40]})"
+    return None
 
 
 def load_run_record(folder: Path) -> dict[str, Any] | None:
