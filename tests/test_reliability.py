@@ -148,7 +148,7 @@ def test_cpu_info_refuses_a_file_descriptor_or_a_bool_and_closes_nothing(tmp_pat
     from cs336_lec2.hardware.cpus import cpu_info
 
     with open(tmp_path / "mine.txt", "w") as f:
-        with pytest.raises(TypeError, match=r"^path must be a file path \(str or os\.PathLike\) or None, got "):
+        with pytest.raises(TypeError, match=r"^path must be a file path \(str or os\.PathLike\), got "):
             cpu_info(f.fileno() if bad == 0 else bad)
         f.write("still open")  # EBADF here before the fix
     assert (tmp_path / "mine.txt").read_text() == "still open"

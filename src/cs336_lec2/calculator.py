@@ -33,7 +33,7 @@ from typing import Any
 from urllib.parse import unquote
 
 from .activations import activation_bytes_per_layer, logits_bytes, segment_checkpoint_bytes
-from .checks import check_choice, check_count, check_int, check_positive_real
+from .checks import check_bool, check_choice, check_count, check_int, check_positive_real
 from .distributed import STAGES, step_communication, zero_memory
 from .distributed.cluster import DDP_BUCKET_BYTES, H100_CLUSTER, breakeven_tokens, step_seconds
 from .flops import training_flops
@@ -51,6 +51,8 @@ ARCHITECTURE = ("vocab_size", "context_length", "num_layers", "d_model", "num_he
 
 def preset_key(name: str) -> str:
     """The URL key of a published model: ``"GPT-2 small"`` -> ``"gpt2-small"``, ``"Llama 2 7B"`` -> ``"llama2-7b"``."""
+    if not isinstance(name, str):
+        raise TypeError(f"name must be a model's name (a str), got {type(name).__name__} {name!r}")
     return re.sub(r"(\D)[ -](\d)", r"\1\2", name.lower()).replace(" ", "-")
 
 
@@ -104,7 +106,10 @@ def config_from_url(fragment: str) -> dict[str, Any]:
         key = names[name]
         kind = type(DEFAULTS[key])
         value = unquote(raw)
-        config[key] = value in ("1", "true") if kind is bool else _number(value) if kind in (int, float) else value
+        try:
+            config[key] = value in ("1", "true") if kind is bool else _number(value) if kind in (int, float) else value
+        except ValueError:  # "could not convert string to float" named neither the input nor the fragment
+            raise ValueError(f"fragment: {name}={value!r} is not a number") from None
     return config
 
 
@@ -125,15 +130,14 @@ def normalize(config: Mapping[str, Any]) -> dict[str, Any]:
         c.update(preset_architecture(c["model"]))
     for name in ("vocab_size", "context_length", "num_layers", "d_model", "num_heads", "num_kv_heads", "d_ff",
                  "seq_len", "micro_batch", "num_gpus"):
-        check_int(name, c[name], minimum=1)
+        check_int(name, c[name], minimum=1, max_bits=60)  # the page computes in floats: 2**1100 is refused
     for name in ("gated_mlp", "tied_embeddings", "bias", "tf32", "flash_attention"):
-        if not isinstance(c[name], bool):
-            raise TypeError(f"{name} must be a bool, got {type(c[name]).__name__}")
+        check_bool(name, c[name])
     _model(c)  # the architecture's own checks (num_kv_heads divides num_heads, norm, positions, ...)
     if c["positions"] == "learned" and c["seq_len"] > c["context_length"]:
         raise ValueError(f"seq_len must be <= context_length={c['context_length']} with learned positions, "
                          f"got {c['seq_len']}")
-    c["tokens"] = check_count("tokens", c["tokens"], minimum=1)
+    c["tokens"] = check_count("tokens", c["tokens"], minimum=1, max_bits=100)
     if check_positive_real("mfu", c["mfu"]) > 1:
         raise ValueError(f"mfu must be in (0, 1], got {c['mfu']!r}")
     check_choice("gpu", c["gpu"], ACCELERATORS)
@@ -154,7 +158,9 @@ def _model(c: Mapping[str, Any]) -> TransformerConfig:
 
 def matmul_dtype(config: Mapping[str, Any]) -> str:
     """The peak-table key whose dense peak applies: the recipe's matmul dtype (fp32 as TF32 when ``tf32``)."""
-    key = MATMUL_DTYPE[config["precision"]]
+    if not isinstance(config, Mapping) or not {"precision", "gpu", "tf32"} <= set(config):
+        raise ValueError(f"config must be a mapping with precision, gpu and tf32 (see normalize), got {config!r}")
+    key = MATMUL_DTYPE[check_choice("precision", config["precision"], MATMUL_DTYPE)]
     card = ACCELERATORS[config["gpu"]]
     return "tf32" if key == "fp32" and config["tf32"] and "tf32" in card.peak_flops else key
 

@@ -145,3 +145,25 @@ def check_path(name: str, value: object) -> Path:
     if "\0" in text:
         raise ValueError(f"{name} must not contain a NUL character, got {value!r}")
     return Path(text)
+
+
+def is_int(value: object) -> bool:
+    """Whether ``value`` is a whole number by type: an int or a numpy integer, never a bool."""
+    return isinstance(value, numbers.Integral) and not is_bool(value)
+
+
+def check_format_widths(fmt: object) -> None:
+    """The fields of a :class:`~cs336_lec2.floats.FloatFormat`: widths a float32 can carry, flags real bools.
+
+    float32 carries every computation there, so a format may be at most as wide as it.
+    """
+    exponent, mantissa, total = fmt.exponent_bits, fmt.mantissa_bits, fmt.total_bits  # type: ignore[attr-defined]
+    if not (is_int(exponent) and 2 <= exponent <= 8):
+        raise ValueError(f"exponent_bits must be an int in [2, 8], got {exponent!r}")
+    if not (is_int(mantissa) and 1 <= mantissa <= 23):
+        raise ValueError(f"mantissa_bits must be an int in [1, 23], got {mantissa!r}")
+    width = 1 + exponent + mantissa
+    if not (is_int(total) and total % 8 == 0 and total >= width):
+        raise ValueError(f"total_bits must be a multiple of 8 and >= bit_width {width}, got {total!r}")
+    check_bool("ieee_specials", fmt.ieee_specials)  # type: ignore[attr-defined]
+    check_bool("saturates", fmt.saturates)  # type: ignore[attr-defined]

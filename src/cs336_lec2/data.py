@@ -23,7 +23,7 @@ import numpy.typing as npt
 import torch
 
 from .checks import check_int, check_path
-from .device import no_cuda_reason
+from .device import check_device
 from .safety import write_atomic as _write_atomically  # all or nothing: never a torn token file
 
 PathLike = str | os.PathLike[str]
@@ -177,16 +177,17 @@ def get_batch(
         raise ValueError(f"data must be 1-D (one long stream of tokens), got shape {data.shape}")
     if data.dtype.kind not in "iu":
         raise TypeError(f"data must hold integer token ids, got dtype {data.dtype}")
-    batch_size = check_int("batch_size", batch_size, minimum=1)
-    sequence_length = check_int("sequence_length", sequence_length, minimum=1)
+    batch_size = check_int("batch_size", batch_size, minimum=1, max_bits=31)
+    sequence_length = check_int("sequence_length", sequence_length, minimum=1, max_bits=31)
+    if batch_size * (sequence_length + 1) > 2**32:  # 10**9 windows was a MemoryError after minutes
+        raise ValueError(f"batch_size x (sequence_length + 1) = {batch_size * (sequence_length + 1):.3g} tokens: "
+                         "more than one batch of this package holds (2**32)")
     if len(data) < sequence_length + 1:
         raise ValueError(
             f"sequence_length={sequence_length} needs windows of {sequence_length + 1} tokens (inputs plus "
             f"one target), but data has only {len(data)} tokens"
         )
-    device = torch.device(device)
-    if device.type == "cuda" and not torch.cuda.is_available():
-        raise RuntimeError(f"device={str(device)!r}, but {no_cuda_reason()}; use device='cpu'")
+    device = check_device("device", device)  # NoCudaError (a RuntimeError) where CUDA is missing
     if generator is not None and not isinstance(generator, torch.Generator):
         raise TypeError(f"generator must be a torch.Generator or None, got {type(generator).__name__}")
     if generator is not None and generator.device.type != "cpu":

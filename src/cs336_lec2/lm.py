@@ -20,20 +20,13 @@ import torch.nn.functional as F
 from torch import nn
 from torch.utils.checkpoint import checkpoint
 
-from .checks import check_choice, check_int
+from .checks import check_bool, check_choice, check_int, check_positive_real
 
 AttentionImpl = Literal["math", "sdpa"]
 ATTENTION_IMPLS: tuple[str, ...] = ("math", "sdpa")
 NORMS: tuple[str, ...] = ("layernorm", "rmsnorm")
 POSITIONS: tuple[str, ...] = ("learned", "rope")
 RECOMPUTE: tuple[str, ...] = ("none", "selective", "full")
-
-
-def check_bool(name: str, value: object) -> bool:
-    """``value`` if it is True or False; a string such as ``"False"`` or an int is refused."""
-    if not isinstance(value, bool):
-        raise TypeError(f"{name} must be True or False, got {type(value).__name__} {value!r}")
-    return value
 
 
 @dataclass(frozen=True)
@@ -116,7 +109,15 @@ def make_norm(config: TransformerConfig) -> nn.Module:
 
 
 def rotary_tables(context_length: int, head_dim: int, base: float = 10000.0) -> tuple[torch.Tensor, torch.Tensor]:
-    """cos and sin of RoPE's angles ``t·base^(-2i/head_dim)`` (Su et al. 2021), each ``(context_length, head_dim)``."""
+    """cos and sin of RoPE's angles ``t·base^(-2i/head_dim)`` (Su et al. 2021), each ``(context_length, head_dim)``.
+
+    ``head_dim`` is even: RoPE rotates pairs of dimensions (an odd 3 gave tables for 4).
+    """
+    context_length = check_int("context_length", context_length, minimum=1, max_bits=31)
+    head_dim = check_int("head_dim", head_dim, minimum=2, max_bits=31)
+    if head_dim % 2:
+        raise ValueError(f"head_dim must be even (RoPE rotates pairs of dimensions), got {head_dim}")
+    base = check_positive_real("base", base)
     inv = base ** (-torch.arange(0, head_dim, 2, dtype=torch.float64) / head_dim)
     angles = torch.outer(torch.arange(context_length, dtype=torch.float64), inv)
     angles = torch.cat([angles, angles], dim=-1)

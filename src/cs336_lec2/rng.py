@@ -34,7 +34,10 @@ def restore_rng_states(states: dict[str, Any], generator: torch.Generator | None
 
     ``states`` is checked first (:func:`check_rng_states`): a malformed one changes nothing.
     """
-    check_rng_states(states, generator)
+    try:
+        check_rng_states(states, generator)
+    except ValueError as err:
+        raise ValueError(f"states: {err}") from None
     torch.set_rng_state(states["torch"])
     if states["cuda"] and torch.cuda.is_available() and len(states["cuda"]) == torch.cuda.device_count():
         torch.cuda.set_rng_state_all(states["cuda"])

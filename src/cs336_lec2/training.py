@@ -16,8 +16,6 @@ code the file names, so loading an untrusted checkpoint that way is running untr
 from __future__ import annotations
 
 import copy
-import math
-import numbers
 import os
 import pickle
 import random
@@ -32,8 +30,8 @@ import torch.nn.functional as F
 from torch import nn
 from tqdm import tqdm  # plain tqdm: tqdm.auto warns on stderr in Jupyter without ipywidgets
 
-from .checks import check_int, check_path, is_bool
-from .device import get_device
+from .checks import check_bool, check_int, check_path, check_positive_real, is_bool
+from .device import check_device, device_arg
 from .models import Cruncher
 from .optim import check_state_dict, make_optimizer
 from .rng import check_rng_states, restore_rng_states, rng_states
@@ -224,6 +222,13 @@ def regression_batch(
     ``x`` is drawn on the CPU from ``generator`` and then moved, so a seed gives the same data on any
     device.
     """
+    batch_size = check_int("batch_size", batch_size, minimum=1, max_bits=31)
+    dim = check_int("dim", dim, minimum=1, max_bits=31)
+    if batch_size * dim > 2**34:
+        raise ValueError(f"batch_size x dim = {batch_size * dim:.3g} values: more than this package builds")
+    device = check_device("device", device)
+    if not isinstance(generator, torch.Generator):
+        raise TypeError(f"generator must be a torch.Generator, got {type(generator).__name__} {generator!r}")
     x = torch.randn(batch_size, dim, generator=generator).to(device)
     true_w = torch.arange(dim, dtype=torch.float32, device=x.device)
     return x, x @ true_w
@@ -274,9 +279,9 @@ def train(
     reproduces the uninterrupted run's losses bit for bit. ``losses`` are per-step MSE values.
     """
     check_int("batch_size", batch_size, minimum=1)  # Cruncher checks dim and num_layers
-    if isinstance(lr, bool) or not isinstance(lr, numbers.Real) or not (math.isfinite(lr) and lr > 0):
-        raise ValueError(f"lr must be a positive finite number, got {lr!r}")
-    check_int("num_steps", num_steps, minimum=0)
+    check_positive_real("lr", lr)  # 2**1100 too: one ValueError naming it
+    check_bool("progress", progress)  # "False" is true to Python: a real bool only
+    check_int("num_steps", num_steps, minimum=0, maximum=10**9)  # a typo of 2**1100 never ends
     if checkpoint_every is not None:
         check_int("checkpoint_every", checkpoint_every, minimum=1)
         if checkpoint_path is None:
@@ -284,7 +289,7 @@ def train(
     if stop_at_step is not None:
         check_int("stop_at_step", stop_at_step, minimum=0, maximum=num_steps)
     set_seed(seed)  # validates the seed; the global RNGs are then saved in checkpoints as a seeded run's
-    dev = get_device(device)
+    dev = device_arg("device", device)
     name = optimizer.lower() if isinstance(optimizer, str) else optimizer
     config = dict(dim=dim, num_layers=num_layers, batch_size=batch_size, lr=lr, optimizer=name, seed=seed)
 
