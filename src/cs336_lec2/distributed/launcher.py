@@ -51,8 +51,8 @@ def train_single_process(
 
     if not isinstance(spec, dict):
         raise TypeError(f"spec must be a dict, got {type(spec).__name__}")
-    _check_train_spec(spec)  # a missing key was a raw KeyError
     micro_batches = check_int("micro_batches", micro_batches, minimum=1, maximum=1024)
+    _check_train_spec(spec)  # a missing key was a raw KeyError
     return train_single(spec, micro_batches, str(check_device("device", device)))
 
 
