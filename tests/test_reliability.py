@@ -303,3 +303,35 @@ def test_book_from_a_notebook_with_a_malformed_cell_falls_back_with_one_warning(
     assert chosen == {}
     assert [w for w in warnings if w.startswith("01_napkin_math: its notebook there is unreadable (")]
     stage_edition(ROOT, "en", tmp_path / "stage", run, chosen)  # the committed notebook is staged instead
+
+
+# ---- 31.8 and 31.16: flags in execute, token ids in the Transformer ----
+
+@pytest.mark.parametrize("flag", ["in_place", "progress"])
+@pytest.mark.parametrize("value", ["no", "False", 0, None])
+def test_execute_takes_only_a_real_bool_for_its_flags(tmp_path, flag, value):
+    """Issue 31.8: execute(nbs, in_place='no') rewrote the notebooks in place."""
+    from cs336_lec2.publish.execute import execute
+
+    nbs = tmp_path / "nbs"
+    nbs.mkdir()
+    (nbs / "01_x.ipynb").write_text(nbformat.writes(nbformat.v4.new_notebook()))
+    before = (nbs / "01_x.ipynb").read_bytes()
+    kwargs = {"output": tmp_path / "out"} if flag == "progress" else {}
+    with pytest.raises(TypeError, match=rf"^{flag} must be True or False, got "):
+        execute(nbs, **{flag: value}, **kwargs)
+    assert (nbs / "01_x.ipynb").read_bytes() == before and not (tmp_path / "out").exists()
+
+
+def test_token_ids_beyond_the_vocabulary_are_named():
+    """Issue 31.16: ids >= vocab_size gave torch's "index out of range in self"."""
+    import torch
+
+    from cs336_lec2.lm import TransformerLM
+
+    model = TransformerLM(16, 8, 1, 8, 2, 16)
+    with pytest.raises(ValueError, match=r"^idx holds token ids in \[0, 16\]; they must be in \[0, vocab_size=16\)$"):
+        model(torch.tensor([[0, 16]]))
+    with pytest.raises(ValueError, match=r"idx holds token ids in \[-1, 3\]"):
+        model(torch.tensor([[-1, 3]]))
+    assert model(torch.tensor([[0, 15]])).shape == (1, 2, 16)

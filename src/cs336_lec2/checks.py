@@ -167,3 +167,12 @@ def check_format_widths(fmt: object) -> None:
         raise ValueError(f"total_bits must be a multiple of 8 and >= bit_width {width}, got {total!r}")
     check_bool("ieee_specials", fmt.ieee_specials)  # type: ignore[attr-defined]
     check_bool("saturates", fmt.saturates)  # type: ignore[attr-defined]
+
+
+def check_token_ids(name: str, ids: object, vocab_size: int) -> None:
+    """Raise ``ValueError`` naming ``name`` unless every id of the integer tensor or array ``ids`` is in
+    ``[0, vocab_size)`` (an embedding's "index out of range in self" names neither the ids nor the vocabulary)."""
+    if getattr(ids, "numel", lambda: getattr(ids, "size", 0))():
+        low, high = int(ids.min()), int(ids.max())  # type: ignore[attr-defined]
+        if low < 0 or high >= vocab_size:
+            raise ValueError(f"{name} holds token ids in [{low}, {high}]; they must be in [0, vocab_size={vocab_size})")

@@ -20,7 +20,7 @@ import torch.nn.functional as F
 from torch import nn
 from torch.utils.checkpoint import checkpoint
 
-from .checks import check_bool, check_choice, check_int, check_positive_real
+from .checks import check_bool, check_choice, check_int, check_positive_real, check_token_ids
 
 AttentionImpl = Literal["math", "sdpa"]
 ATTENTION_IMPLS: tuple[str, ...] = ("math", "sdpa")
@@ -334,6 +334,7 @@ class TransformerLM(nn.Module):
         if not 1 <= t <= self.config.context_length:
             limit = self.config.context_length
             raise ValueError(f"idx has sequence length {t}; it must be in 1..context_length={limit}")
+        check_token_ids("idx", idx, self.config.vocab_size)
         x = self.token_embedding(idx)
         if self.position_embedding is not None:
             x = x + self.position_embedding(torch.arange(t, device=idx.device))

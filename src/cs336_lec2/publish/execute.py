@@ -218,16 +218,16 @@ def execute(
 ) -> RunRecord:
     """Run the chapters with papermill; return (and write) the run record. See the module docstring.
 
-    ``output`` must be new, empty, or the folder of an earlier run: a folder holding files execute did
-    not write is refused, naming one. The record of an earlier run there is removed first, and a chapter runs into a
-    scratch file: it lands as ``NN_name.ipynb`` (written atomically) only when it ran without error
-    (a failed run of an output directory is kept as ``NN_name.failed.ipynb`` to inspect). The folder
-    is locked while the run lasts: a second run into it is refused. Ctrl-C or SIGTERM removes the
-    scratch file, writes no record and raises ``KeyboardInterrupt`` (:class:`Terminated` for SIGTERM).
+    ``output`` is new, empty or an earlier run's (a folder with other files is refused, naming one); that
+    run's record is removed first. A chapter runs into a scratch file and lands as ``NN_name.ipynb``
+    (atomically) only when it ran without error (a failed one is kept as ``NN_name.failed.ipynb``).
+    The folder is locked while the run lasts. Ctrl-C or SIGTERM removes the scratch file, writes no
+    record and raises ``KeyboardInterrupt`` (:class:`Terminated` for SIGTERM).
     """
-    from ..checks import check_real
+    from ..checks import check_bool, check_real
     from ..presets import resolve
 
+    in_place, progress = check_bool("in_place", in_place), check_bool("progress", progress)  # "no" is true
     notebooks_dir = Path(notebooks_dir)
     paths = find_chapters(notebooks_dir, chapters)
     if device not in DEVICE_CHOICES:
