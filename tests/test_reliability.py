@@ -335,3 +335,139 @@ def test_token_ids_beyond_the_vocabulary_are_named():
     with pytest.raises(ValueError, match=r"idx holds token ids in \[-1, 3\]"):
         model(torch.tensor([[-1, 3]]))
     assert model(torch.tensor([[0, 15]])).shape == (1, 2, 16)
+
+
+# ---- 31.7, 31.11, 31.12, 31.14, 31.16, 31.17: the issue's own examples (the sweep is test_hostile_inputs.py) ----
+
+def _issue_examples():
+    import math
+
+    import numpy as np
+    import torch
+
+    from cs336_lec2 import (
+        activations,
+        calculator,
+        device,
+        floats,
+        flops,
+        hardware,
+        lm,
+        memory,
+        models,
+        optim,
+        presets,
+        source,
+        timing,
+        training,
+        transformer,
+    )
+    from cs336_lec2.distributed import cluster, zero1_partition
+    from cs336_lec2.hardware import cpus
+
+    big = 2**1100
+    cases = [  # (call, exception, what the message must name)
+        (lambda: transformer.llama_ffn_dim(4096, 256, -1.0), ValueError, "ffn_dim_multiplier"),
+        (lambda: transformer.llama_ffn_dim(4096, 256, 0.0), ValueError, "ffn_dim_multiplier"),
+        (lambda: transformer.llama_ffn_dim(4096, 256, math.inf), ValueError, "ffn_dim_multiplier"),
+        (lambda: lm.rotary_tables(8, 3), ValueError, "head_dim"),
+        (lambda: hardware.cpu_peak_estimate(flags="avx2 fma", threads=2, clock_hz=True), TypeError, "clock_hz"),
+        (lambda: device.autocast_dtype("cuda", (True, 0)), ValueError, "capability"),
+        (lambda: cluster.Cluster(base_latency=False), TypeError, "base_latency"),
+        (lambda: timing.Timing((math.inf,)), ValueError, "times"),
+        (lambda: floats.to_binary_fraction(0.1, 2**40), ValueError, "bits"),
+        (lambda: models.Cruncher(4, big), ValueError, "num_layers"),
+        (lambda: flops.roofline(big, 1e12, 1e9), ValueError, "intensity"),
+        (lambda: flops.arithmetic_intensity(big, 2, 2, 4), ValueError, "m"),
+        (lambda: optim.Adam([torch.zeros(1, requires_grad=True)], lr=big), ValueError, "lr"),
+        (lambda: training.train(dim=2, num_layers=1, batch_size=2, num_steps=1, lr=big), ValueError, "lr"),
+        (lambda: hardware.peak_flops("fp32", "cpu", override=big), ValueError, "override"),
+        (lambda: hardware.cpu_peak_estimate(flags="avx2", threads=big, clock_hz=3e9), ValueError, "threads"),
+        (lambda: cluster.ring_latency("all_reduce", big), ValueError, "world_size"),
+        (lambda: cluster.collective_seconds("all_reduce", 1e308, 8, bucket_bytes=1e-300), ValueError, "bucket_bytes"),
+        (lambda: cluster.step_seconds("dp", 10**9, big), ValueError, "world_size"),
+        (lambda: cluster.hsdp_step_seconds(10**9, big), ValueError, "world_size"),
+        (lambda: activations.segment_checkpoint_bytes(big, 2, 1, 1) and None, None, ""),  # exact ints: fine
+        (lambda: transformer.seq_len_for_attention_share(lm.TransformerConfig(64, 16, 2, 16, 2, 32), big),
+         ValueError, "share"),
+        (lambda: calculator.calculate({"model": "custom", "vocab_size": big}), ValueError, "vocab_size"),
+        (lambda: calculator.config_from_url("#gpus=abc"), ValueError, "gpus"),
+        (lambda: calculator.preset_key(5), TypeError, "name"),
+        (lambda: calculator.matmul_dtype({}), ValueError, "config"),
+        (lambda: presets.auto_preset("cpu"), TypeError, "device"),
+        (lambda: presets.describe(5), TypeError, "sizes"),
+        (lambda: presets.pick(None, "small"), TypeError, "sizes"),
+        (lambda: cpus.detect_core(5), TypeError, "info"),
+        (lambda: source.elide_checks(5), TypeError, "code"),
+        (lambda: source.elide_checks("def (:"), ValueError, "code"),
+        (lambda: models.Linear(2, 3, device="nonsense"), ValueError, "device"),
+        (lambda: models.Linear(2, 3, dtype="float32"), TypeError, "dtype"),
+        (lambda: device.describe_device("garbage"), ValueError, "device"),
+        (lambda: training.regression_batch(-1, 2, generator=torch.Generator()), ValueError, "batch_size"),
+        (lambda: training.regression_batch(True, 2, generator=torch.Generator()), TypeError, "batch_size"),
+        (lambda: timing.copy_bandwidth("cpu", 2**62), ValueError, "nbytes"),
+        (lambda: memory.tensor_bytes(5), TypeError, "tensors"),
+        (lambda: zero1_partition(None, 2), TypeError, "numels"),
+        (lambda: timing.Timing("abc"), TypeError, "times"),
+    ]
+    if not torch.cuda.is_available():
+        cases += [(lambda: models.Linear(2, 3, device="cuda"), ValueError, "device"),
+                  (lambda: device.describe_device("cuda"), ValueError, "device")]
+    accepted = [  # issue 31.17: numpy numbers where checks.py's rule takes them
+        lambda: floats.decode_bits(np.int64(0x3C00), "fp16") == 1.0,
+        lambda: len(floats.representable_values("fp8_e4m3", 0.0, 1.0, limit=np.int64(1000))) > 0,
+        lambda: floats.to_binary_fraction(0.5, np.int64(2)) == "0.10",
+        lambda: floats.FloatFormat("e4", np.int64(4), np.int64(3), np.int64(8), None).bit_width == 8,
+        lambda: hardware.cpu_peak_estimate(flags="avx2 fma", threads=np.int64(2), clock_hz=np.float32(3e9)).flops > 0,
+        lambda: flops.mfu(1e9, 1.0, 1e12, strict=np.True_) == 1e-3,
+        lambda: optim.AdaGrad([torch.zeros(1, requires_grad=True)], eps_inside_sqrt=np.True_) is not None,
+        lambda: lm.TransformerConfig(64, 16, 2, 16, 2, 32, gated_mlp=np.True_).gated_mlp,
+        lambda: transformer.forward_flops_per_token(lm.TransformerConfig(64, 16, 2, 16, 2, 32), 8,
+                                                    attention=np.False_) > 0,
+        lambda: activations.saved_values_per_token(lm.TransformerConfig(64, 16, 2, 16, 2, 32), 8,
+                                                   flash_attention=np.True_) is not None,
+        lambda: hardware.peak_flops("fp32", "cpu", tf32=np.True_) is not None,
+    ]
+    return cases, accepted
+
+
+def test_the_issues_examples_are_one_clear_error_naming_the_argument():
+    """Issue 31.7 (silent acceptance), 31.11 (hangs bounded up front), 31.12 (OverflowError on 2**1100),
+    31.14 and 31.16 (raw or vague errors): each example of the issue, by name."""
+    cases, _ = _issue_examples()
+    for call, error, name in cases:
+        if error is None:
+            call()
+            continue
+        with pytest.raises(error) as info:
+            call()
+        assert name in str(info.value), (name, str(info.value))
+
+
+def test_numpy_numbers_and_bools_are_taken_where_the_rule_says_so():
+    """Issue 31.17: np.int64 in decode_bits, representable_values(limit=), to_binary_fraction(bits=),
+    FloatFormat, cpu_peak_estimate(threads=); np.float32 clocks; np.True_ for strict, eps_inside_sqrt,
+    gated_mlp, attention, flash_attention and tf32 were refused."""
+    _, accepted = _issue_examples()
+    for i, call in enumerate(accepted):
+        assert call(), i
+
+
+def test_the_cli_names_the_flag_for_a_read_only_chapters_folder(tmp_path, capsys):
+    """Issue 31.16: execute --in-place on a read-only folder named neither the folder nor the flag."""
+    import os
+
+    from cs336_lec2.publish import cli
+
+    nbs = tmp_path / "nbs"
+    nbs.mkdir()
+    (nbs / "01_x.ipynb").write_text(nbformat.writes(nbformat.v4.new_notebook()))
+    nbs.chmod(0o555)
+    try:
+        if os.access(nbs, os.W_OK):
+            pytest.skip("root may write anywhere")
+        assert cli.main(["execute", "--in-place", "--notebooks", str(nbs)]) == 2
+        err = capsys.readouterr().err.strip().splitlines()
+        assert len(err) == 1 and "--in-place" in err[0] and str(nbs) in err[0]
+    finally:
+        nbs.chmod(0o755)

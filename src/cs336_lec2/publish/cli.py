@@ -102,6 +102,8 @@ def _check_execute_args(args: argparse.Namespace) -> None:
                          f"small), not --device {args.device} --preset {args.preset}: give --output DIR for that run")
     if not args.timeout > 0:
         raise UsageError(f"--timeout must be a positive number of seconds per cell, got {args.timeout}")
+    if args.in_place and args.notebooks.is_dir() and not os.access(args.notebooks, os.W_OK | os.X_OK):
+        raise UsageError(f"--in-place rewrites the chapters in --notebooks {args.notebooks}, which is not writable")
     if args.output is not None and args.output.resolve() == args.notebooks.resolve():
         raise UsageError(f"--output {args.output} is the chapters' own folder (--notebooks): a run there would "
                          "overwrite the committed notebooks; give another folder, or use --in-place to refresh them")
