@@ -176,3 +176,19 @@ def check_token_ids(name: str, ids: object, vocab_size: int) -> None:
         low, high = int(ids.min()), int(ids.max())  # type: ignore[attr-defined]
         if low < 0 or high >= vocab_size:
             raise ValueError(f"{name} holds token ids in [{low}, {high}]; they must be in [0, vocab_size={vocab_size})")
+
+
+MAX_PARAMETERS = 2**36  # 69e9 values, 275 GB in fp32: a model this package BUILDS is never larger (a typo is)
+
+
+def check_buildable(config: object) -> None:
+    """Refuse (``ValueError``) to build a Transformer of ``config`` with more than :data:`MAX_PARAMETERS`
+    values, before any layer is allocated (``num_layers=2**1100`` never returned). Accounting for a
+    larger model needs no building: pass its config to :mod:`cs336_lec2.transformer` instead."""
+    c = config
+    d, layers = c.d_model, c.num_layers  # type: ignore[attr-defined]
+    values = layers * d * (4 * d + 3 * c.d_ff) + (c.vocab_size + c.context_length) * d  # type: ignore[attr-defined]
+    if values > MAX_PARAMETERS:
+        raise ValueError(f"a model with vocab_size={c.vocab_size}, context_length={c.context_length}, "  # type: ignore[attr-defined]
+                         f"num_layers={layers}, d_model={d} would hold about 2**{values.bit_length() - 1} "
+                         f"parameters, more than the {MAX_PARAMETERS:.3g} this package builds")

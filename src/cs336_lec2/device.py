@@ -73,6 +73,15 @@ def check_device(name: str, value: object, *, available: bool = True) -> torch.d
     return device
 
 
+def check_dtype(name: str, value: object) -> torch.dtype | None:
+    """``value`` if it is a floating ``torch.dtype`` or None, else a ``TypeError`` naming ``name`` (``"float32"``
+    is a string, not a dtype: torch's own error names neither)."""
+    if value is not None and not (isinstance(value, torch.dtype) and value.is_floating_point):
+        raise TypeError(f"{name} must be a floating torch.dtype such as torch.float32 (or None), "
+                        f"got {type(value).__name__} {value!r}")
+    return value
+
+
 def device_arg(name: str, value: object) -> torch.device:
     """The device an argument called ``name`` asks for: ``None`` or ``"auto"`` is :func:`get_device`'s choice,
     anything else must pass :func:`check_device` (errors name ``name``)."""

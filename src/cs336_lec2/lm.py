@@ -20,7 +20,8 @@ import torch.nn.functional as F
 from torch import nn
 from torch.utils.checkpoint import checkpoint
 
-from .checks import check_bool, check_choice, check_int, check_positive_real, check_token_ids
+from .checks import check_bool, check_buildable, check_choice, check_int, check_positive_real, check_token_ids
+from .device import check_device, check_dtype
 
 AttentionImpl = Literal["math", "sdpa"]
 ATTENTION_IMPLS: tuple[str, ...] = ("math", "sdpa")
@@ -253,11 +254,11 @@ class TransformerLM(nn.Module):
         dtype: torch.dtype | None = None,
     ) -> None:
         super().__init__()
-        config = TransformerConfig(
+        self.config = config = TransformerConfig(
             vocab_size, context_length, num_layers, d_model, num_heads, d_ff, tied_embeddings, bias,
             num_kv_heads=num_kv_heads, gated_mlp=gated_mlp, norm=norm, positions=positions,
         )
-        self.config = config
+        check_buildable(config)  # before any layer is allocated
         self.token_embedding = nn.Embedding(vocab_size, d_model)
         self.position_embedding = nn.Embedding(context_length, d_model) if positions == "learned" else None
         self.blocks = nn.ModuleList([TransformerBlock(config, attention=attention) for _ in range(num_layers)])
@@ -265,7 +266,7 @@ class TransformerLM(nn.Module):
         self.lm_head = nn.Linear(d_model, vocab_size, bias=False)
         self._recompute = "none"
         self.apply(self._init_weights)
-        self.to(device=device, dtype=dtype)
+        self.to(device=None if device is None else check_device("device", device), dtype=check_dtype("dtype", dtype))
         if tied_embeddings:  # tied after the move: a move to another device kind ("meta") would untie them
             self.lm_head.weight = self.token_embedding.weight
 

@@ -16,8 +16,8 @@ import math
 import torch
 from torch import nn
 
-from .checks import check_bool, check_int
-from .device import check_device
+from .checks import MAX_PARAMETERS, check_bool, check_int
+from .device import check_device, check_dtype
 from .lm import (  # noqa: F401  (re-exported: chapters import the Transformer from here)
     ATTENTION_IMPLS,
     MLP,
@@ -55,7 +55,7 @@ class Linear(nn.Module):
         self.output_dim = check_int("output_dim", output_dim, minimum=1, max_bits=40)
         _check_size(self.input_dim * self.output_dim, f"Linear({input_dim}, {output_dim})")
         device = None if device is None else check_device("device", device)
-        dtype = _check_dtype(dtype)
+        dtype = check_dtype("dtype", dtype)
         input_dim, output_dim = self.input_dim, self.output_dim
         weight = torch.randn(input_dim, output_dim) / math.sqrt(input_dim)
         self.weight = nn.Parameter(weight.to(device=device, dtype=dtype))
@@ -107,20 +107,13 @@ class Cruncher(nn.Module):
         return f"dim={self.dim}, num_layers={self.num_layers}"
 
 
-MAX_PARAMETERS = 2**36  # 69e9 values, 275 GB in fp32: more is a typo (Cruncher(4, 2**1100) never returned)
+# Cruncher(4, 2**1100) never returned: more than checks.MAX_PARAMETERS (69e9 values) is a typo
 
 
 def _check_size(values: int, what: str) -> None:
     if values > MAX_PARAMETERS:
         raise ValueError(f"{what} would hold {values:.3g} parameters, more than the {MAX_PARAMETERS:.3g} "
                          "this package builds (a typo?)")
-
-
-def _check_dtype(dtype: object) -> torch.dtype | None:
-    if dtype is not None and not (isinstance(dtype, torch.dtype) and dtype.is_floating_point):
-        raise TypeError(f"dtype must be a floating torch.dtype such as torch.float32 (or None), "
-                        f"got {type(dtype).__name__} {dtype!r}")
-    return dtype
 
 
 def cruncher_num_parameters(dim: int, num_layers: int) -> int:
