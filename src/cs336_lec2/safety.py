@@ -44,9 +44,10 @@ def write_atomic(target: str | os.PathLike[str], write: Callable[[BinaryIO], obj
         os.replace(tmp, target)  # atomic on POSIX and Windows: readers see the old file or the new one
     except BaseException as err:
         Path(tmp).unlink(missing_ok=True)
-        if isinstance(err, OSError):
-            raise OSError(err.errno, f"writing {target} failed ({err.strerror or err}); "
-                                     "the earlier file of that name is untouched") from err
+        if isinstance(err, OSError):  # say which file, and that the old one is safe (no tmp path: stable text)
+            message = (f"writing {target.name} failed ({err.strerror or err}); "
+                       "the earlier file of that name is untouched")
+            raise (OSError(err.errno, message) if err.errno is not None else OSError(message)) from err
         raise
     if hasattr(os, "O_DIRECTORY"):  # make the rename itself durable (POSIX)
         try:
