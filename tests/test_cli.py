@@ -112,6 +112,17 @@ def test_execute_output_that_is_a_file_or_under_one(repo_root, tmp_path, capsys)
         _one_line_error(capsys, "--output")
 
 
+def test_execute_refuses_an_output_folder_holding_the_users_files(repo_root, tmp_path, capsys):
+    """Issue 31.1: --output DIR replaced the user's 03_fail.ipynb, execute.log and an earlier run-record.json."""
+    out = tmp_path / "mine"
+    out.mkdir()
+    (out / "03_fail.ipynb").write_text("my notebook")
+    assert cli.main(["execute", "--notebooks", str(repo_root / "notebooks"), "--chapters", "01",
+                     "--output", str(out)]) == 2
+    assert "already holds 03_fail.ipynb" in _one_line_error(capsys, "--output")
+    assert [p.name for p in out.iterdir()] == ["03_fail.ipynb"] and (out / "03_fail.ipynb").read_text() == "my notebook"
+
+
 def test_ctrl_c_is_one_line_and_exit_130(monkeypatch, capsys):
     def interrupted(args):
         raise KeyboardInterrupt

@@ -101,8 +101,8 @@ def test_expected_state_bytes_sum_over_ranks(shapes: list[list[int]], n: int) ->
         (lambda: D.ring_bytes("gather", 1.0, 2), "collective"),
         (lambda: D.ring_bytes("all_reduce", -1.0, 2), "payload_bytes"),
         # issue 20 item 7: NaN and inf are no byte counts (NaN used to come back as the answer)
-        (lambda: D.ring_bytes("all_reduce", float("nan"), 4), "payload_bytes must be a non-negative finite"),
-        (lambda: D.ring_bytes("all_gather", float("inf"), 4), "payload_bytes must be a non-negative finite"),
+        (lambda: D.ring_bytes("all_reduce", float("nan"), 4), "payload_bytes must be a (non-negative )?finite"),
+        (lambda: D.ring_bytes("all_gather", float("inf"), 4), "payload_bytes must be a (non-negative )?finite"),
         (lambda: D.ring_bytes("all_gather", "8", 4), "payload_bytes"),
         # issue 20 item 14: a huge count is refused by name, not an OverflowError from float()
         (lambda: D.zero_memory(2**1100, 2, "dp"), "num_params is a 1101-bit integer"),

@@ -156,6 +156,10 @@ def test_sharded_training_matches_formula_and_single_process(monkeypatch: pytest
 # ---- issue 20.12 and 20.15: orphans, signals, bounds, specs the worker cannot run -----------------------------
 
 
+TRAIN = {"task": "train", "strategies": ["ddp"], "steps": 1, "batch": 4, "lr": 1e-2, "seed": 0,
+         "model": {"name": "Cruncher", "kwargs": {"dim": 2, "num_layers": 1}}}
+
+
 @pytest.mark.parametrize(
     ("call", "error", "match"),
     [
@@ -163,9 +167,17 @@ def test_sharded_training_matches_formula_and_single_process(monkeypatch: pytest
         (lambda: L.pick_backend(10**6), ValueError, r"world_size must be an int in \[1, 32\]"),
         (lambda: L.launch({"strategies": ["ddp"]}), ValueError, r"spec needs a 'task', one of \('train'"),
         (lambda: L.launch({"task": "dance"}), ValueError, r"spec\['task'\] must be one of"),
-        (lambda: L.launch({"task": "train", "batch": 1}, world_size=2), ValueError,
+        (lambda: L.launch({**TRAIN, "batch": 1}, world_size=2), ValueError,
          r"spec\['batch'\]=1 must be a multiple of world_size=2"),
-        (lambda: L.launch({"task": "train", "batch": 6}, world_size=4), ValueError, r"multiple of world_size=4"),
+        (lambda: L.launch({**TRAIN, "batch": 6}, world_size=4), ValueError, r"multiple of world_size=4"),
+        # issue 31.15: each of these was accepted, and a rank refused it 5-20 s later
+        (lambda: L.launch({"task": "train", "batch": 4}), ValueError, r"spec\['strategies'\] must be a non-empty list"),
+        (lambda: L.launch({**TRAIN, "strategies": ["bogus"]}), ValueError, r"spec\['strategies'\] must be one of"),
+        (lambda: L.launch({"task": "fail", "fail_rank": 1}), ValueError, r"spec\['message'\] must be the error"),
+        (lambda: L.launch({**TRAIN, "lr": "x"}), TypeError, r"spec\['lr'\] must be a positive number"),
+        (lambda: L.launch({**TRAIN, "model": {"name": "Cruncher", "kwargs": {}}}), TypeError,
+         r"spec\['model'\]\['kwargs'\]\['dim'\] must be an int"),
+        (lambda: L.launch({"task": "hang"}, timeout=1e14), ValueError, r"timeout must be .*at most 1e\+06"),
         (lambda: L.launch({"task": "fail", "fail_rank": 2}, world_size=2), ValueError, r"spec\['fail_rank'\]"),
         (lambda: L.launch({"task": "hang"}, timeout=math.inf), ValueError, "timeout must be a positive finite number"),
         (lambda: L.launch({"task": "hang"}, timeout=math.nan), ValueError, "timeout must be a positive finite number"),

@@ -13,6 +13,7 @@ import pytest
 from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook
 
 from cs336_lec2.publish.execute import RECORD_NAME, check_output_dir, execute, find_chapters
+from cs336_lec2.publish.guard import EXECUTE_MARKER
 
 
 def _chapter(path, body: str) -> None:
@@ -163,6 +164,7 @@ def test_a_new_run_removes_the_stale_record_and_notebooks(chapters, tmp_path, mo
     """Issue 15 item 4: an old record and an old notebook must not pass for this run's."""
     out = tmp_path / "out"
     out.mkdir()
+    (out / EXECUTE_MARKER).touch()  # the folder of an earlier run
     (out / RECORD_NAME).write_text('{"stale": true}')
     (out / "02_bad.ipynb").write_text("an old, good run of chapter two")
 
@@ -183,6 +185,7 @@ def test_a_new_run_removes_the_stale_record_and_notebooks(chapters, tmp_path, mo
 def test_ctrl_c_leaves_no_record_and_no_partial_notebook(chapters, tmp_path, monkeypatch):
     out = tmp_path / "out"
     out.mkdir()
+    (out / EXECUTE_MARKER).touch()  # the folder of an earlier run
     (out / RECORD_NAME).write_text('{"stale": true}')
 
     def interrupted(source: Path, target: Path) -> None:
@@ -192,7 +195,7 @@ def test_ctrl_c_leaves_no_record_and_no_partial_notebook(chapters, tmp_path, mon
     _fake_papermill(monkeypatch, interrupted)
     with pytest.raises(KeyboardInterrupt):
         execute(chapters, output=out, device="cpu", progress=False, log=lambda _: None)
-    assert sorted(p.name for p in out.iterdir()) == ["execute.log"]
+    assert sorted(p.name for p in out.iterdir()) == [EXECUTE_MARKER, "execute.log"]
     assert "interrupted" in (out / "execute.log").read_text()
 
 
@@ -365,7 +368,7 @@ def test_sigterm_is_handled_like_ctrl_c(chapters, tmp_path, monkeypatch, capsys)
     out = tmp_path / "out"
     with pytest.raises(Terminated):
         execute(chapters, output=out, device="cpu", progress=False, log=lambda _: None)
-    assert sorted(p.name for p in out.iterdir()) == ["execute.log"]
+    assert sorted(p.name for p in out.iterdir()) == [EXECUTE_MARKER, "execute.log"]
     assert "interrupted (SIGTERM): no run record written" in (out / "execute.log").read_text()
     assert signal.getsignal(signal.SIGTERM) is signal.SIG_DFL  # the handler is restored
     assert main(["execute", "--notebooks", str(chapters), "--output", str(out), "--device", "cpu",
@@ -394,4 +397,28 @@ def test_a_torn_executed_notebook_is_a_failed_chapter_not_a_traceback(chapters, 
                      log=lambda _: None).chapters
     assert not run.ok and run.error.startswith("its executed copy .01_good.running.ipynb could not be read back (")
     assert run.error.endswith("is the disk full?")
-    assert sorted(p.name for p in (tmp_path / "o").iterdir()) == ["execute.log", RECORD_NAME]
+    assert sorted(p.name for p in (tmp_path / "o").iterdir()) == [EXECUTE_MARKER, "execute.log", RECORD_NAME]
+
+
+@pytest.mark.parametrize("theirs", ["03_fail.ipynb", "execute.log", RECORD_NAME, "01_good.ipynb", "notes.txt"])
+def test_a_folder_with_files_execute_did_not_write_is_refused_and_left_as_it_was(chapters, tmp_path, monkeypatch,
+                                                                               theirs):
+    """Issue 31.1: execute --output DIR deleted or overwrote the user's files in DIR without asking."""
+    out = tmp_path / "out"
+    out.mkdir()
+    (out / theirs).write_text("the user's own file")
+    _fake_papermill(monkeypatch, _copy)
+    with pytest.raises(ValueError, match=rf"^output: .*out already holds {re.escape(theirs)}, which cs336-lec2 "
+                                         "did not write"):
+        execute(chapters, chapters=["01"], output=out, device="cpu", progress=False, log=lambda _: None)
+    assert sorted(p.name for p in out.iterdir()) == [theirs] and (out / theirs).read_text() == "the user's own file"
+
+
+def test_a_new_or_empty_folder_is_claimed_and_a_second_run_may_replace_its_own_files(chapters, tmp_path, monkeypatch):
+    _fake_papermill(monkeypatch, _copy)
+    for out in (tmp_path / "new", tmp_path / "empty"):
+        if out.name == "empty":
+            out.mkdir()
+        for _ in range(2):  # the second run replaces what the first wrote
+            execute(chapters, chapters=["01"], output=out, device="cpu", progress=False, log=lambda _: None)
+        assert (out / EXECUTE_MARKER).is_file() and (out / "01_good.ipynb").is_file()

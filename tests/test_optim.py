@@ -281,7 +281,7 @@ BAD_HYPER = [
     (Momentum, {"momentum": 1.0}, ValueError, r"momentum must be a finite number in \[0.0, 1.0\), got 1.0"),
     (Momentum, {"momentum": -0.1}, ValueError, "momentum must be a finite number in"),
     (AdaGrad, {"eps": 0.0}, ValueError, r"eps must be a finite number in \(0.0, inf\), got 0.0"),
-    (AdaGrad, {"eps_inside_sqrt": 1}, TypeError, "eps_inside_sqrt must be a bool"),
+    (AdaGrad, {"eps_inside_sqrt": 1}, TypeError, "eps_inside_sqrt must be True or False"),
     (RMSProp, {"alpha": 1.5}, ValueError, r"alpha must be a finite number in \[0.0, 1.0\], got 1.5"),
     (RMSProp, {"eps": -1e-8}, ValueError, "eps must be a finite number in"),
     (Adam, {"betas": (0.9, 1.0)}, ValueError, r"betas\[1\] must be a finite number in \[0.0, 1.0\), got 1.0"),

@@ -66,7 +66,7 @@ def test_benchmark_agrees_with_torch_utils_benchmark():
 @pytest.mark.parametrize(("kwargs", "error", "match"), [
     (dict(repeats=0), ValueError, "repeats"), (dict(repeats=-3), ValueError, "repeats"),
     (dict(warmup=-1), ValueError, "warmup"), (dict(repeats=2.0), TypeError, "repeats"),
-    (dict(warmup=True), TypeError, "warmup"), (dict(device="gpu"), ValueError, "preference"),
+    (dict(warmup=True), TypeError, "warmup"), (dict(device="gpu"), ValueError, "device"),
 ])
 def test_benchmark_rejects_bad_arguments(kwargs, error, match):
     with pytest.raises(error, match=match):

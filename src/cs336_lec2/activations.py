@@ -11,8 +11,6 @@ is the published 16-bit estimate for a GPT block with dropout (Korthikanti et al
 
 from __future__ import annotations
 
-import math
-
 from .checks import check_choice, check_int
 from .lm import RECOMPUTE, TransformerConfig, check_bool
 
@@ -123,4 +121,4 @@ def segment_checkpoint_bytes(num_layers: int, every: int, layer_bytes: int, inpu
     kept = check_int("input_bytes", input_bytes, minimum=0)
     if k == layers:
         return layers * layer
-    return math.ceil(layers / k) * kept + k * layer
+    return -(-layers // k) * kept + k * layer  # ceil(L / k) in integers: no float for a huge L

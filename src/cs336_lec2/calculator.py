@@ -53,6 +53,8 @@ ARCHITECTURE = ("vocab_size", "context_length", "num_layers", "d_model", "num_he
 
 def preset_key(name: str) -> str:
     """The URL key of a published model: ``"GPT-2 small"`` -> ``"gpt2-small"``, ``"Llama 2 7B"`` -> ``"llama2-7b"``."""
+    if not isinstance(name, str):
+        raise TypeError(f"name must be a model's name (a str), got {type(name).__name__} {name!r}")
     return re.sub(r"(\D)[ -](\d)", r"\1\2", name.lower()).replace(" ", "-")
 
 
@@ -195,7 +197,9 @@ def _model(c: Mapping[str, Any]) -> TransformerConfig:
 
 def matmul_dtype(config: Mapping[str, Any]) -> str:
     """The peak-table key whose dense peak applies: the recipe's matmul dtype (fp32 as TF32 when ``tf32``)."""
-    key = MATMUL_DTYPE[config["precision"]]
+    if not isinstance(config, Mapping) or not {"precision", "gpu", "tf32"} <= set(config):
+        raise ValueError(f"config must be a mapping with precision, gpu and tf32 (see normalize), got {config!r}")
+    key = MATMUL_DTYPE[check_choice("precision", config["precision"], MATMUL_DTYPE)]
     card = ACCELERATORS[config["gpu"]]
     return "tf32" if key == "fp32" and config["tf32"] and "tf32" in card.peak_flops else key
 

@@ -12,7 +12,9 @@ from __future__ import annotations
 
 import math
 import numbers
+import os
 from collections.abc import Iterable
+from pathlib import Path
 from typing import SupportsFloat
 
 import numpy as np
@@ -121,3 +123,72 @@ def check_choice(name: str, value: object, choices: Iterable[str]) -> str:
     if not isinstance(value, str) or value not in choices:
         raise ValueError(f"{name} must be one of {choices}, got {value!r}")
     return value
+
+
+def printable(text: object) -> str:
+    """``text`` with every character that is not printable (newlines, terminal escapes such as ``\\x1b[2J``,
+    bidi overrides) written as its escape (``\\n``, ``\\x1b``, ``\\u202e``): one line, safe to print."""
+    return "".join(c if c.isprintable() else c.encode("unicode_escape").decode("ascii") for c in str(text))
+
+
+def check_path(name: str, value: object) -> Path:
+    """``value`` (a str or ``os.PathLike``, not blank) as a :class:`~pathlib.Path`.
+
+    An int would be taken as a file descriptor by ``open`` (and closed after), ``None`` or ``""`` as
+    "here": each is refused with an error naming ``name``.
+    """
+    if is_bool(value) or not isinstance(value, (str, os.PathLike)):
+        raise TypeError(f"{name} must be a file path (str or os.PathLike), {_got(value)}")
+    text = os.fspath(value)
+    if not isinstance(text, str) or not text.strip():
+        raise ValueError(f"{name} must name a file, got {value!r} (an unset variable?)")
+    if "\0" in text:
+        raise ValueError(f"{name} must not contain a NUL character, got {value!r}")
+    return Path(text)
+
+
+def is_int(value: object) -> bool:
+    """Whether ``value`` is a whole number by type: an int or a numpy integer, never a bool."""
+    return isinstance(value, numbers.Integral) and not is_bool(value)
+
+
+def check_format_widths(fmt: object) -> None:
+    """The fields of a :class:`~cs336_lec2.floats.FloatFormat`: widths a float32 can carry, flags real bools.
+
+    float32 carries every computation there, so a format may be at most as wide as it.
+    """
+    exponent, mantissa, total = fmt.exponent_bits, fmt.mantissa_bits, fmt.total_bits  # type: ignore[attr-defined]
+    if not (is_int(exponent) and 2 <= exponent <= 8):
+        raise ValueError(f"exponent_bits must be an int in [2, 8], got {exponent!r}")
+    if not (is_int(mantissa) and 1 <= mantissa <= 23):
+        raise ValueError(f"mantissa_bits must be an int in [1, 23], got {mantissa!r}")
+    width = 1 + exponent + mantissa
+    if not (is_int(total) and total % 8 == 0 and total >= width):
+        raise ValueError(f"total_bits must be a multiple of 8 and >= bit_width {width}, got {total!r}")
+    check_bool("ieee_specials", fmt.ieee_specials)  # type: ignore[attr-defined]
+    check_bool("saturates", fmt.saturates)  # type: ignore[attr-defined]
+
+
+def check_token_ids(name: str, ids: object, vocab_size: int) -> None:
+    """Raise ``ValueError`` naming ``name`` unless every id of the integer tensor or array ``ids`` is in
+    ``[0, vocab_size)`` (an embedding's "index out of range in self" names neither the ids nor the vocabulary)."""
+    if getattr(ids, "numel", lambda: getattr(ids, "size", 0))():
+        low, high = int(ids.min()), int(ids.max())  # type: ignore[attr-defined]
+        if low < 0 or high >= vocab_size:
+            raise ValueError(f"{name} holds token ids in [{low}, {high}]; they must be in [0, vocab_size={vocab_size})")
+
+
+MAX_PARAMETERS = 2**36  # 69e9 values, 275 GB in fp32: a model this package BUILDS is never larger (a typo is)
+
+
+def check_buildable(config: object) -> None:
+    """Refuse (``ValueError``) to build a Transformer of ``config`` with more than :data:`MAX_PARAMETERS`
+    values, before any layer is allocated (``num_layers=2**1100`` never returned). Accounting for a
+    larger model needs no building: pass its config to :mod:`cs336_lec2.transformer` instead."""
+    c = config
+    d, layers = c.d_model, c.num_layers  # type: ignore[attr-defined]
+    values = layers * d * (4 * d + 3 * c.d_ff) + (c.vocab_size + c.context_length) * d  # type: ignore[attr-defined]
+    if values > MAX_PARAMETERS:
+        raise ValueError(f"a model with vocab_size={c.vocab_size}, context_length={c.context_length}, "  # type: ignore[attr-defined]
+                         f"num_layers={layers}, d_model={d} would hold about 2**{values.bit_length() - 1} "
+                         f"parameters, more than the {MAX_PARAMETERS:.3g} this package builds")

@@ -16,17 +16,15 @@ parses, so ``np.load`` misreads (or rejects) raw bytes under that name, and ``np
 from __future__ import annotations
 
 import os
-import tempfile
-from collections.abc import Callable
 from pathlib import Path
-from typing import BinaryIO
 
 import numpy as np
 import numpy.typing as npt
 import torch
 
-from .checks import check_int
-from .device import no_cuda_reason
+from .checks import check_int, check_path
+from .device import check_device
+from .safety import write_atomic as _write_atomically  # all or nothing: never a torn token file
 
 PathLike = str | os.PathLike[str]
 _NPY_MAGIC = b"\x93NUMPY"
@@ -47,24 +45,6 @@ def _dtype_record(path: Path) -> Path:
     return path.with_name(path.name + ".dtype")
 
 
-def _write_atomically(path: Path, write: Callable[[BinaryIO], object]) -> None:
-    # Write beside the target, fsync, then rename: a full disk or a crash mid-write leaves the old file
-    # (or none) in place, never a truncated one that open_tokens would accept.
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    try:
-        with os.fdopen(fd, "wb") as f:
-            write(f)
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(tmp, path)
-    except BaseException as err:
-        Path(tmp).unlink(missing_ok=True)
-        if isinstance(err, OSError):
-            raise OSError(err.errno, f"writing {path.name} failed ({err.strerror or err}); "
-                                     "any earlier file of that name is untouched") from err
-        raise
-
-
 def write_tokens(path: PathLike, tokens: npt.ArrayLike, dtype: npt.DTypeLike = np.uint16) -> int:
     """Write ``tokens`` (a 1-D sequence of token ids) to ``path`` as raw ``dtype`` bytes.
 
@@ -73,7 +53,7 @@ def write_tokens(path: PathLike, tokens: npt.ArrayLike, dtype: npt.DTypeLike = n
     Refuses a ``.npy`` suffix (see the module docstring), ids that ``dtype`` cannot hold, and
     anything that is not 1-D integers.
     """
-    path = Path(path)
+    path = check_path("path", path)
     if path.suffix.lower() == ".npy":
         raise ValueError(
             f"path must not end in .npy for a raw token file ({path.name}): np.load would expect a .npy "
@@ -99,12 +79,14 @@ def write_tokens(path: PathLike, tokens: npt.ArrayLike, dtype: npt.DTypeLike = n
     # changes is removed before the new data lands, so a crash in between leaves a file that
     # open_tokens refuses to guess about, never one it misreads.
     record = _dtype_record(path)
-    changes = not record.is_file() or record.read_bytes().strip() != dt.name.encode()
+    # A byte order other than this machine's is recorded with it ('>u2'): read as 'uint16', 300 would be 11265.
+    written = dt.name if dt.isnative else dt.str
+    changes = not record.is_file() or record.read_bytes().strip() != written.encode()
     if changes:
         record.unlink(missing_ok=True)
     _write_atomically(path, data.tofile)
     if changes:
-        _write_atomically(record, lambda f: f.write(f"{dt.name}\n".encode()))
+        _write_atomically(record, lambda f: f.write(f"{written}\n".encode()))
     return data.nbytes
 
 
@@ -117,7 +99,7 @@ def open_tokens(path: PathLike, dtype: npt.DTypeLike | None = None) -> np.memmap
     ``.npy`` file (``np.save``) is opened with ``np.load(mmap_mode="r")``, must be 1-D integers, and
     of ``dtype`` where one is given. Returns a 1-D :class:`numpy.memmap`.
     """
-    path = Path(path)
+    path = check_path("path", path)
     dt = None if dtype is None else _integer_dtype(dtype)
     if not path.is_file():
         raise FileNotFoundError(f"path: there is no token file named {path.name!r}")
@@ -195,16 +177,17 @@ def get_batch(
         raise ValueError(f"data must be 1-D (one long stream of tokens), got shape {data.shape}")
     if data.dtype.kind not in "iu":
         raise TypeError(f"data must hold integer token ids, got dtype {data.dtype}")
-    batch_size = check_int("batch_size", batch_size, minimum=1)
-    sequence_length = check_int("sequence_length", sequence_length, minimum=1)
+    batch_size = check_int("batch_size", batch_size, minimum=1, max_bits=31)
+    sequence_length = check_int("sequence_length", sequence_length, minimum=1, max_bits=31)
+    if batch_size * (sequence_length + 1) > 2**32:  # 10**9 windows was a MemoryError after minutes
+        raise ValueError(f"batch_size x (sequence_length + 1) = {batch_size * (sequence_length + 1):.3g} tokens: "
+                         "more than one batch of this package holds (2**32)")
     if len(data) < sequence_length + 1:
         raise ValueError(
             f"sequence_length={sequence_length} needs windows of {sequence_length + 1} tokens (inputs plus "
             f"one target), but data has only {len(data)} tokens"
         )
-    device = torch.device(device)
-    if device.type == "cuda" and not torch.cuda.is_available():
-        raise RuntimeError(f"device={str(device)!r}, but {no_cuda_reason()}; use device='cpu'")
+    device = check_device("device", device)  # NoCudaError (a RuntimeError) where CUDA is missing
     if generator is not None and not isinstance(generator, torch.Generator):
         raise TypeError(f"generator must be a torch.Generator or None, got {type(generator).__name__}")
     if generator is not None and generator.device.type != "cpu":

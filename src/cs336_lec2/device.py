@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import numbers
 import platform
 
 import torch
+
+from .checks import is_bool
 
 DEVICE_CHOICES = ("auto", "cpu", "cuda")
 
@@ -43,6 +46,50 @@ def get_device(preference: str | torch.device = "auto") -> torch.device:
     raise ValueError(f"preference must be one of {DEVICE_CHOICES} (or 'cuda:N'), got {preference!r}")
 
 
+class NoCudaError(RuntimeError, ValueError):
+    """A CUDA device was asked for where there is none (a ``RuntimeError`` as ever, and a ``ValueError``:
+    a bad argument, named in the message)."""
+
+
+def check_device(name: str, value: object, *, available: bool = True) -> torch.device:
+    """``value`` (a ``torch.device`` or a string such as ``"cpu"``, ``"cuda"``, ``"cuda:1"``) as a device
+    this machine has, else a ``TypeError``/``ValueError`` (:class:`NoCudaError` for a missing GPU) naming ``name``.
+    ``available=False`` checks the spelling only.
+    """
+    if not isinstance(value, (str, torch.device)):
+        raise TypeError(f"{name} must be a device such as 'cpu' or 'cuda' (a str or torch.device), "
+                        f"got {type(value).__name__} {value!r}")
+    try:
+        device = torch.device(value)
+    except (RuntimeError, ValueError, TypeError):
+        raise ValueError(f"{name} must be a device such as 'cpu', 'cuda' or 'cuda:1', got {value!r}") from None
+    if available and device.type == "cuda" and not torch.cuda.is_available():
+        raise NoCudaError(f"{name}={str(value)!r}, but {no_cuda_reason()} (it asks for CUDA); use {name}='cpu'")
+    if available and device.type == "cuda" and device.index is not None and device.index >= max(
+            1, torch.cuda.device_count()):
+        raise NoCudaError(f"{name}={str(value)!r}: only {torch.cuda.device_count()} CUDA device(s) are visible")
+    if device.type not in ("cpu", "cuda", "meta", "mps"):
+        raise ValueError(f"{name} must be a CPU or CUDA device, got {value!r}")
+    return device
+
+
+def check_dtype(name: str, value: object) -> torch.dtype | None:
+    """``value`` if it is a floating ``torch.dtype`` or None, else a ``TypeError`` naming ``name`` (``"float32"``
+    is a string, not a dtype: torch's own error names neither)."""
+    if value is not None and not (isinstance(value, torch.dtype) and value.is_floating_point):
+        raise TypeError(f"{name} must be a floating torch.dtype such as torch.float32 (or None), "
+                        f"got {type(value).__name__} {value!r}")
+    return value
+
+
+def device_arg(name: str, value: object) -> torch.device:
+    """The device an argument called ``name`` asks for: ``None`` or ``"auto"`` is :func:`get_device`'s choice,
+    anything else must pass :func:`check_device` (errors name ``name``)."""
+    if value is None or (isinstance(value, str) and value.strip().lower() == "auto"):
+        return get_device("auto")
+    return check_device(name, value.strip().lower() if isinstance(value, str) else value)
+
+
 def cpu_name() -> str:
     """The CPU's model name (from /proc/cpuinfo where it exists), else what ``platform`` knows."""
     try:
@@ -57,9 +104,12 @@ def cpu_name() -> str:
 
 def describe_device(device: str | torch.device) -> str:
     """A one-line, human-readable description: the card's name and memory, or the CPU and its threads."""
-    device = torch.device(device)
+    device = check_device("device", device, available=False)
     if device.type == "cuda":
-        props = torch.cuda.get_device_properties(device)
+        try:
+            props = torch.cuda.get_device_properties(device)
+        except (AssertionError, RuntimeError):  # torch asserts when there is no CUDA at all
+            raise NoCudaError(f"device={str(device)!r}, but {no_cuda_reason()}") from None
         return (
             f"{props.name} (cuda:{device.index or 0}, {props.total_memory / 2**30:.1f} GiB, "
             f"compute capability {props.major}.{props.minor}, CUDA {torch.version.cuda})"
@@ -82,6 +132,7 @@ def autocast_dtype(device_type: str, capability: tuple[int, int] | None = None) 
         return torch.bfloat16
     if device_type != "cuda":
         raise ValueError(f"device_type must be 'cpu' or 'cuda', got {device_type!r}")
-    if capability is None or len(capability) != 2 or not all(isinstance(v, int) for v in capability):
+    if not isinstance(capability, tuple | list) or len(capability) != 2 or not all(
+            isinstance(v, numbers.Integral) and not is_bool(v) for v in capability):  # (True, 0) is no capability
         raise ValueError(f"capability must be (major, minor) ints for a CUDA device, got {capability!r}")
     return torch.bfloat16 if tuple(capability) >= (8, 0) else torch.float16

@@ -21,6 +21,8 @@ from fractions import Fraction
 
 import torch
 
+from .checks import check_format_widths, is_bool, is_int
+
 
 @dataclass(frozen=True)
 class FloatFormat:
@@ -41,14 +43,7 @@ class FloatFormat:
     saturates: bool = False
 
     def __post_init__(self) -> None:
-        # float32 carries every computation here, so a format may be at most as wide as it.
-        if not (isinstance(self.exponent_bits, int) and 2 <= self.exponent_bits <= 8):
-            raise ValueError(f"exponent_bits must be an int in [2, 8], got {self.exponent_bits!r}")
-        if not (isinstance(self.mantissa_bits, int) and 1 <= self.mantissa_bits <= 23):
-            raise ValueError(f"mantissa_bits must be an int in [1, 23], got {self.mantissa_bits!r}")
-        bits = self.total_bits
-        if not (isinstance(bits, int) and bits % 8 == 0 and bits >= self.bit_width):
-            raise ValueError(f"total_bits must be a multiple of 8 and >= bit_width {self.bit_width}, got {bits!r}")
+        check_format_widths(self)  # at most float32's widths (it carries every computation here); numpy ints too
 
     @property
     def bit_width(self) -> int:
@@ -121,7 +116,7 @@ def get_format(fmt: str | FloatFormat) -> FloatFormat:
 
 
 def _check_real(name: str, x: object) -> float:
-    if isinstance(x, bool) or not isinstance(x, numbers.Real):
+    if is_bool(x) or not isinstance(x, numbers.Real):
         raise TypeError(f"{name} must be a real number, got {type(x).__name__} {x!r}")
     if isinstance(x, numbers.Integral) and abs(int(x)) >= 2**1024 - 2**970:  # rounds to 2**1024: overflow
         raise ValueError(f"{name} is an integer of {len(str(abs(int(x))))} digits, beyond float64's range")
@@ -175,8 +170,9 @@ def decode_bits(bits: int, fmt: str | FloatFormat) -> float:
     """The value of the bit pattern ``bits`` (sign, exponent field, mantissa field) in ``fmt``."""
     f = get_format(fmt)
     width = f.bit_width
-    if isinstance(bits, bool) or not isinstance(bits, int) or not 0 <= bits < 2**width:
+    if not is_int(bits) or not 0 <= bits < 2**width:  # np.int64 too
         raise ValueError(f"bits must be an int in [0, 2**{width}) for {f.name}, got {bits!r}")
+    bits = int(bits)
     sign = -1.0 if bits >> (width - 1) else 1.0
     field = (bits >> f.mantissa_bits) & (2**f.exponent_bits - 1)
     mantissa = bits & (2**f.mantissa_bits - 1)
@@ -321,7 +317,7 @@ def representable_values(fmt: str | FloatFormat, lo: float, hi: float, *, limit:
     lo, hi = _check_real("lo", lo), _check_real("hi", hi)
     if not lo <= hi:
         raise ValueError(f"lo must be <= hi, got lo={lo!r}, hi={hi!r}")
-    if isinstance(limit, bool) or not isinstance(limit, int) or limit < 1:
+    if not is_int(limit) or limit < 1:
         raise ValueError(f"limit must be a positive int, got {limit!r}")
     lo, hi = max(lo, -f.max), min(hi, f.max)  # an infinite bound means "to the end of the range"
     if lo > hi:
@@ -339,8 +335,8 @@ def to_binary_fraction(x: float | str | Fraction, bits: int) -> str:
     A ``str`` such as ``"0.01"`` is read exactly as a decimal (1/100, whose binary expansion never
     ends); a float is its exact binary value (``0.01`` is then float64's nearest value to 1/100).
     """
-    if isinstance(bits, bool) or not isinstance(bits, int) or bits < 0:
-        raise ValueError(f"bits must be a non-negative int, got {bits!r}")
+    if not is_int(bits) or not 0 <= bits <= 2**16:  # 2**40 digits ran out of memory after minutes
+        raise ValueError(f"bits must be an int in [0, 65536], got {bits!r}")
     try:
         value = Fraction(x)
     except (TypeError, ValueError, OverflowError) as err:  # OverflowError: inf; ValueError: nan, "abc"

@@ -8,14 +8,13 @@ hardware's FMA does exactly that), which is why the count is ``2k`` and not ``2k
 
 from __future__ import annotations
 
-import numbers
 from collections.abc import Callable
 from typing import Any
 
 import torch
 from torch.utils.flop_counter import FlopCounterMode
 
-from .checks import check_count, check_positive_real, check_real
+from .checks import check_bool, check_count, check_positive_real, check_real
 from .hardware import Peak
 
 
@@ -31,7 +30,8 @@ def matmul_flops(m: int, k: int, n: int) -> int:
 
 def linear_forward_flops(batch: int, in_dim: int, out_dim: int) -> int:
     """FLOPs of ``x @ w`` for ``x`` of shape ``(batch, in_dim)`` and ``w`` of ``(in_dim, out_dim)``."""
-    return matmul_flops(batch, in_dim, out_dim)
+    batch = check_count("batch", batch, minimum=0)
+    return matmul_flops(batch, check_count("in_dim", in_dim, minimum=0), check_count("out_dim", out_dim, minimum=0))
 
 
 def linear_backward_flops(batch: int, in_dim: int, out_dim: int, *, input_grad: bool = True) -> int:
@@ -40,6 +40,9 @@ def linear_backward_flops(batch: int, in_dim: int, out_dim: int, *, input_grad: 
     Each is a matmul of the forward's size, so backward is twice the forward, except for a first
     layer whose input needs no gradient (``input_grad=False``): then it equals the forward.
     """
+    batch = check_count("batch", batch, minimum=0)
+    in_dim, out_dim = check_count("in_dim", in_dim, minimum=0), check_count("out_dim", out_dim, minimum=0)
+    input_grad = check_bool("input_grad", input_grad)  # "False" is true to Python, never to a reader
     weight_grad = matmul_flops(in_dim, batch, out_dim)
     return weight_grad + (matmul_flops(batch, out_dim, in_dim) if input_grad else 0)
 
@@ -79,8 +82,9 @@ def arithmetic_intensity(m: int, k: int, n: int, bytes_per_element: int | torch.
     """FLOPs per byte of an ``(m, k) @ (k, n)`` matmul that reads A and B once and writes C once."""
     if isinstance(bytes_per_element, torch.dtype):
         bytes_per_element = bytes_per_element.itemsize
-    size = check_positive_real("bytes_per_element", bytes_per_element)
-    m, k, n = check_count("m", m, minimum=0), check_count("k", k, minimum=0), check_count("n", n, minimum=0)
+    size = check_positive_real("bytes_per_element", bytes_per_element)  # 0.5 for a 4-bit format
+    # the ratio is a float: sizes beyond one (2**1100) are one ValueError naming them, not an OverflowError
+    m, k, n = (check_count(name, v, minimum=0, max_bits=340) for name, v in (("m", m), ("k", k), ("n", n)))
     moved = (m * k + k * n + m * n) * size
     if moved == 0:
         raise ValueError(f"a ({m}, {k}) @ ({k}, {n}) matmul moves no data; its intensity is undefined")
@@ -89,8 +93,7 @@ def arithmetic_intensity(m: int, k: int, n: int, bytes_per_element: int | torch.
 
 def roofline(intensity: float, peak: float | Peak, bandwidth: float) -> float:
     """Attainable FLOP/s at an arithmetic ``intensity`` (FLOP/byte): ``min(peak, intensity·bandwidth)``."""
-    if isinstance(intensity, bool) or not isinstance(intensity, numbers.Real) or not intensity >= 0:
-        raise ValueError(f"intensity must be a non-negative number of FLOPs per byte, got {intensity!r}")
+    intensity = check_real("intensity", intensity, minimum=0)  # FLOPs per byte
     top = check_positive_real("peak", float(peak) if isinstance(peak, Peak) else peak)
     return min(top, float(intensity) * check_positive_real("bandwidth", bandwidth))
 
@@ -106,8 +109,7 @@ def mfu(flops: float, seconds: float, peak: float | Peak, *, strict: bool = True
     ``strict=False`` the ratio is returned as it is, an over-estimate of the MFU for the caller to
     report as such.
     """
-    if not isinstance(strict, bool):
-        raise TypeError(f"strict must be True or False, got {type(strict).__name__} {strict!r}")
+    strict = check_bool("strict", strict)
     flops = check_real("flops", flops, minimum=0)  # a finite count of FLOPs; 2**1100 is refused, not overflowed
     secs = check_positive_real("seconds", seconds)
     if isinstance(peak, Peak):

@@ -20,20 +20,14 @@ import torch.nn.functional as F
 from torch import nn
 from torch.utils.checkpoint import checkpoint
 
-from .checks import check_choice, check_int
+from .checks import check_bool, check_buildable, check_choice, check_int, check_positive_real, check_token_ids
+from .device import check_device, check_dtype
 
 AttentionImpl = Literal["math", "sdpa"]
 ATTENTION_IMPLS: tuple[str, ...] = ("math", "sdpa")
 NORMS: tuple[str, ...] = ("layernorm", "rmsnorm")
 POSITIONS: tuple[str, ...] = ("learned", "rope")
 RECOMPUTE: tuple[str, ...] = ("none", "selective", "full")
-
-
-def check_bool(name: str, value: object) -> bool:
-    """``value`` if it is True or False; a string such as ``"False"`` or an int is refused."""
-    if not isinstance(value, bool):
-        raise TypeError(f"{name} must be True or False, got {type(value).__name__} {value!r}")
-    return value
 
 
 @dataclass(frozen=True)
@@ -116,7 +110,15 @@ def make_norm(config: TransformerConfig) -> nn.Module:
 
 
 def rotary_tables(context_length: int, head_dim: int, base: float = 10000.0) -> tuple[torch.Tensor, torch.Tensor]:
-    """cos and sin of RoPE's angles ``t·base^(-2i/head_dim)`` (Su et al. 2021), each ``(context_length, head_dim)``."""
+    """cos and sin of RoPE's angles ``t·base^(-2i/head_dim)`` (Su et al. 2021), each ``(context_length, head_dim)``.
+
+    ``head_dim`` is even: RoPE rotates pairs of dimensions (an odd 3 gave tables for 4).
+    """
+    context_length = check_int("context_length", context_length, minimum=1, max_bits=31)
+    head_dim = check_int("head_dim", head_dim, minimum=2, max_bits=31)
+    if head_dim % 2:
+        raise ValueError(f"head_dim must be even (RoPE rotates pairs of dimensions), got {head_dim}")
+    base = check_positive_real("base", base)
     inv = base ** (-torch.arange(0, head_dim, 2, dtype=torch.float64) / head_dim)
     angles = torch.outer(torch.arange(context_length, dtype=torch.float64), inv)
     angles = torch.cat([angles, angles], dim=-1)
@@ -252,11 +254,11 @@ class TransformerLM(nn.Module):
         dtype: torch.dtype | None = None,
     ) -> None:
         super().__init__()
-        config = TransformerConfig(
+        self.config = config = TransformerConfig(
             vocab_size, context_length, num_layers, d_model, num_heads, d_ff, tied_embeddings, bias,
             num_kv_heads=num_kv_heads, gated_mlp=gated_mlp, norm=norm, positions=positions,
         )
-        self.config = config
+        check_buildable(config)  # before any layer is allocated
         self.token_embedding = nn.Embedding(vocab_size, d_model)
         self.position_embedding = nn.Embedding(context_length, d_model) if positions == "learned" else None
         self.blocks = nn.ModuleList([TransformerBlock(config, attention=attention) for _ in range(num_layers)])
@@ -264,7 +266,7 @@ class TransformerLM(nn.Module):
         self.lm_head = nn.Linear(d_model, vocab_size, bias=False)
         self._recompute = "none"
         self.apply(self._init_weights)
-        self.to(device=device, dtype=dtype)
+        self.to(device=None if device is None else check_device("device", device), dtype=check_dtype("dtype", dtype))
         if tied_embeddings:  # tied after the move: a move to another device kind ("meta") would untie them
             self.lm_head.weight = self.token_embedding.weight
 
@@ -333,6 +335,7 @@ class TransformerLM(nn.Module):
         if not 1 <= t <= self.config.context_length:
             limit = self.config.context_length
             raise ValueError(f"idx has sequence length {t}; it must be in 1..context_length={limit}")
+        check_token_ids("idx", idx, self.config.vocab_size)
         x = self.token_embedding(idx)
         if self.position_embedding is not None:
             x = x + self.position_embedding(torch.arange(t, device=idx.device))

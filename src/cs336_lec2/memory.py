@@ -131,6 +131,8 @@ def tensor_bytes(tensors: Iterable[torch.Tensor]) -> int:
     """
     if isinstance(tensors, torch.Tensor):
         tensors = [tensors]
+    if isinstance(tensors, (str, bytes)) or not isinstance(tensors, Iterable):  # 5 was a raw "not iterable"
+        raise TypeError(f"tensors must be a tensor or an iterable of tensors, got {type(tensors).__name__} {tensors!r}")
     seen: dict[tuple[str, int, int], int] = {}
     for t in tensors:
         key = _storage_key(_check_tensor("tensors", t))

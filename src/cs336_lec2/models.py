@@ -16,7 +16,8 @@ import math
 import torch
 from torch import nn
 
-from .checks import check_int
+from .checks import MAX_PARAMETERS, check_bool, check_int
+from .device import check_device, check_dtype
 from .lm import (  # noqa: F401  (re-exported: chapters import the Transformer from here)
     ATTENTION_IMPLS,
     MLP,
@@ -50,8 +51,12 @@ class Linear(nn.Module):
         dtype: torch.dtype | None = None,
     ) -> None:
         super().__init__()
-        self.input_dim = check_int("input_dim", input_dim, minimum=1)
-        self.output_dim = check_int("output_dim", output_dim, minimum=1)
+        self.input_dim = check_int("input_dim", input_dim, minimum=1, max_bits=40)
+        self.output_dim = check_int("output_dim", output_dim, minimum=1, max_bits=40)
+        _check_size(self.input_dim * self.output_dim, f"Linear({input_dim}, {output_dim})")
+        device = None if device is None else check_device("device", device)
+        dtype = check_dtype("dtype", dtype)
+        input_dim, output_dim = self.input_dim, self.output_dim
         weight = torch.randn(input_dim, output_dim) / math.sqrt(input_dim)
         self.weight = nn.Parameter(weight.to(device=device, dtype=dtype))
 
@@ -83,8 +88,10 @@ class Cruncher(nn.Module):
         dtype: torch.dtype | None = None,
     ) -> None:
         super().__init__()
-        self.dim = check_int("dim", dim, minimum=1)
-        self.num_layers = check_int("num_layers", num_layers, minimum=0)
+        self.dim = dim = check_int("dim", dim, minimum=1, max_bits=40)
+        self.num_layers = num_layers = check_int("num_layers", num_layers, minimum=0, max_bits=40)
+        _check_size(num_layers * dim * dim + dim, f"Cruncher({dim}, {num_layers})")  # before any layer is built
+        device = None if device is None else check_device("device", device)
         self.layers = nn.ModuleList([Linear(dim, dim, device=device, dtype=dtype) for _ in range(num_layers)])
         self.final = Linear(dim, 1, device=device, dtype=dtype)
 
@@ -100,6 +107,15 @@ class Cruncher(nn.Module):
         return f"dim={self.dim}, num_layers={self.num_layers}"
 
 
+# Cruncher(4, 2**1100) never returned: more than checks.MAX_PARAMETERS (69e9 values) is a typo
+
+
+def _check_size(values: int, what: str) -> None:
+    if values > MAX_PARAMETERS:
+        raise ValueError(f"{what} would hold {values:.3g} parameters, more than the {MAX_PARAMETERS:.3g} "
+                         "this package builds (a typo?)")
+
+
 def cruncher_num_parameters(dim: int, num_layers: int) -> int:
     """Parameters (a count, not bytes) of ``Cruncher(dim, num_layers)``: ``num_layers * dim**2 + dim``."""
     check_int("dim", dim, minimum=1)
@@ -111,4 +127,5 @@ def num_parameters(model: nn.Module, *, trainable_only: bool = False) -> int:
     """Number of parameter values (elements, not bytes) in ``model``; shared parameters count once."""
     if not isinstance(model, nn.Module):
         raise TypeError(f"model must be a torch.nn.Module, got {type(model).__name__}")
+    trainable_only = check_bool("trainable_only", trainable_only)  # "no" is true to Python
     return sum(p.numel() for p in model.parameters() if p.requires_grad or not trainable_only)

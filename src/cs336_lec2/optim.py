@@ -30,7 +30,7 @@ from typing import Any
 
 import torch
 
-from .checks import is_bool
+from .checks import check_bool, check_count, check_real, is_bool
 
 Params = Iterable[torch.Tensor] | Iterable[dict[str, Any]]
 State = dict[str, Any]  # optimizer.state[p]
@@ -55,11 +55,14 @@ def _number(
     if is_bool(value) or not isinstance(value, numbers.Real):
         raise TypeError(f"{name} must be a number, got {type(value).__name__} {value!r}")
     interval = f"{'(' if open_low else '['}{low}, {high}{')' if open_high or high == math.inf else ']'}"
-    too_low = value <= low if open_low else value < low
-    too_high = value >= high if open_high else value > high
-    if not math.isfinite(value) or too_low or too_high:
+    if isinstance(value, numbers.Integral):
+        check_real(name, value)  # an int beyond a float (2**1100): one ValueError naming it, not OverflowError
+    number = float(value)
+    too_low = number <= low if open_low else number < low
+    too_high = number >= high if open_high else number > high
+    if not math.isfinite(number) or too_low or too_high:
         raise ValueError(f"{name} must be a finite number in {interval}, got {value}")
-    return float(value)
+    return number
 
 
 def _check_group(group: Group) -> None:
@@ -84,6 +87,43 @@ def _check_group(group: Group) -> None:
                                for i, beta in enumerate(betas))
 
 
+def check_state_dict(state_dict: object, optimizer: torch.optim.Optimizer) -> None:
+    """Raise ``ValueError``/``TypeError`` naming the field unless ``state_dict`` is one ``optimizer`` can take.
+
+    Structure (``state`` a dict, ``param_groups`` a list of dicts with a list of ``params``), the same
+    groups and settings as ``optimizer``'s, every hyper-parameter in range (an ``lr`` of ``'x'``, NaN or
+    -1 is refused) and every ``step`` a whole number >= 0: a tampered checkpoint never loads silently.
+    """
+    if not isinstance(state_dict, dict) or not isinstance(state_dict.get("state"), dict):
+        raise TypeError(f"optimizer state: 'state' must be a dict, got {type(state_dict).__name__}")
+    groups = state_dict.get("param_groups")
+    if not isinstance(groups, list) or not all(isinstance(g, dict) and isinstance(g.get("params"), list)
+                                               for g in groups):
+        raise TypeError("optimizer state: 'param_groups' must be a list of dicts, each with a list of params, "
+                        f"got {groups!r}"[:300])
+    flags = {"foreach", "fused", "capturable", "differentiable", "maximize", "decoupled_weight_decay"}  # torch's own
+
+    def shape(gs: list[dict[str, Any]]) -> list[tuple[int, list[str]]]:
+        return [(len(g["params"]), sorted(set(g) - flags)) for g in gs]
+    if shape(groups) != shape(optimizer.state_dict()["param_groups"]):
+        raise ValueError(f"optimizer state: other parameter groups or settings than this {type(optimizer).__name__} "
+                         "(saved from another optimizer type?)")
+    for i, group in enumerate(groups):
+        try:
+            _check_group(dict(group))
+            if "eps_inside_sqrt" in group:
+                check_bool("eps_inside_sqrt", group["eps_inside_sqrt"])
+        except (TypeError, ValueError) as err:
+            raise type(err)(f"optimizer state: param_groups[{i}].{err}") from None
+    for key, per_param in state_dict["state"].items():
+        if not isinstance(per_param, dict):
+            raise TypeError(f"optimizer state: state[{key!r}] must be a dict, got {type(per_param).__name__}")
+        step = per_param.get("step", 0)
+        if isinstance(step, torch.Tensor) and step.numel() == 1:  # torch.optim keeps its step in a tensor
+            step = step.item()
+        check_count(f"optimizer state: state[{key!r}].step", step, minimum=0, max_bits=63)
+
+
 class TeachingOptimizer(torch.optim.Optimizer):
     """Base class: :meth:`step` calls :meth:`update` for every parameter that has a gradient."""
 
@@ -91,6 +131,11 @@ class TeachingOptimizer(torch.optim.Optimizer):
         """Add a group of parameters (``torch.optim`` API), validating its hyper-parameters."""
         super().add_param_group(param_group)
         _check_group(self.param_groups[-1])
+
+    def load_state_dict(self, state_dict: dict[str, Any]) -> None:
+        """Load a state (``torch.optim`` API) after :func:`check_state_dict`: a tampered one is refused."""
+        check_state_dict(state_dict, self)
+        super().load_state_dict(state_dict)
 
     @torch.no_grad()
     def step(self, closure: Callable[[], float] | None = None) -> float | None:  # type: ignore[override]
@@ -162,8 +207,7 @@ class AdaGrad(TeachingOptimizer):
         *,
         eps_inside_sqrt: bool = True,
     ) -> None:
-        if not isinstance(eps_inside_sqrt, bool):
-            raise TypeError(f"eps_inside_sqrt must be a bool, got {eps_inside_sqrt!r}")
+        eps_inside_sqrt = check_bool("eps_inside_sqrt", eps_inside_sqrt)  # np.True_ too; never "no"
         defaults = {"lr": lr, "eps": eps, "weight_decay": weight_decay, "eps_inside_sqrt": eps_inside_sqrt}
         super().__init__(params, defaults)
 

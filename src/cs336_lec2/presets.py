@@ -25,6 +25,9 @@ T = TypeVar("T")
 
 def auto_preset(device: torch.device) -> str:
     """The preset that fits ``device``: small on CPU, large on GPUs of 70 GiB and more, else medium."""
+    if not isinstance(device, torch.device):
+        raise TypeError(f"device must be a torch.device (resolve() turns 'cpu' into one), got "
+                        f"{type(device).__name__} {device!r}")
     if device.type != "cuda":
         return "small"
     total = torch.cuda.get_device_properties(device).total_memory
@@ -41,11 +44,17 @@ def resolve(device: str | torch.device = "auto", preset: str = "auto") -> tuple[
 
 def pick(sizes: Mapping[str, T], preset: str) -> T:
     """``sizes[preset]`` with an error that lists the presets a chapter defines."""
+    if not isinstance(sizes, Mapping):
+        raise TypeError(f"sizes must be a mapping of preset names to sizes, got {type(sizes).__name__} {sizes!r}")
+    if not isinstance(preset, str):
+        raise TypeError(f"preset must be a preset's name (a str), got {type(preset).__name__} {preset!r}")
     if preset not in sizes:
-        raise ValueError(f"preset {preset!r} is not defined here; choose one of {sorted(sizes)}")
+        raise ValueError(f"preset {preset!r} is not defined in sizes here; choose one of {sorted(sizes)}")
     return sizes[preset]
 
 
 def describe(sizes: Mapping[str, Any]) -> str:
     """A one-line summary of a preset's sizes, e.g. ``B=64, D=128``."""
+    if not isinstance(sizes, Mapping):
+        raise TypeError(f"sizes must be a mapping of names to sizes, got {type(sizes).__name__} {sizes!r}")
     return ", ".join(f"{k}={v}" for k, v in sizes.items())

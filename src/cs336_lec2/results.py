@@ -16,6 +16,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from .checks import check_path
+
 RESULTS_ENV = "CS336_LEC2_RESULTS"
 CHAPTER_ENV = "CS336_LEC2_CHAPTER"
 KINDS = ("matmul", "memory", "timing")
@@ -60,7 +62,7 @@ def read_published(path: str | os.PathLike[str], warn: Callable[[str], None] | N
     message to ``warn`` (default: a :class:`UserWarning`) naming the file and the line: one bad line
     never costs the other measurements.
     """
-    path = Path(path)
+    path = check_path("path", path)
     if not path.exists():
         return []
     records = []
@@ -69,7 +71,7 @@ def read_published(path: str | os.PathLike[str], warn: Callable[[str], None] | N
             continue
         try:
             record = json.loads(line)
-        except ValueError as err:
+        except (ValueError, RecursionError) as err:  # RecursionError: nested deeper than json can parse
             record, reason = None, f"not JSON ({err})"
         else:
             reason = "not a JSON object with a 'kind'"

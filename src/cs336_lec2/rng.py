@@ -17,6 +17,7 @@ import torch
 
 def rng_states(generator: torch.Generator | None = None) -> dict[str, Any]:
     """Every RNG state as tensors and plain values (loadable with ``weights_only=True``)."""
+    _check_generator(generator)
     _, key, pos, has_gauss, cached_gaussian = np.random.get_state()
     version, python_state, gauss = random.getstate()
     return {
@@ -29,7 +30,14 @@ def rng_states(generator: torch.Generator | None = None) -> dict[str, Any]:
 
 
 def restore_rng_states(states: dict[str, Any], generator: torch.Generator | None = None) -> None:
-    """Undo :func:`rng_states`. CUDA states are restored only where as many CUDA devices are visible."""
+    """Undo :func:`rng_states`. CUDA states are restored only where as many CUDA devices are visible.
+
+    ``states`` is checked first (:func:`check_rng_states`): a malformed one changes nothing.
+    """
+    try:
+        check_rng_states(states, generator)
+    except ValueError as err:
+        raise ValueError(f"states: {err}") from None
     torch.set_rng_state(states["torch"])
     if states["cuda"] and torch.cuda.is_available() and len(states["cuda"]) == torch.cuda.device_count():
         torch.cuda.set_rng_state_all(states["cuda"])
@@ -58,12 +66,21 @@ def check_rng_states(states: object, generator: torch.Generator | None = None) -
             raise ValueError(f"rng[{key!r}] is missing or not a {kind.__name__}")
     if "generator" not in states:
         raise ValueError("rng['generator'] is missing")
+    _check_generator(generator)
     numpy_state, python_state = states["numpy"], states["python"]
-    if len(numpy_state) != 4 or not isinstance(numpy_state[0], torch.Tensor) or numpy_state[0].numel() != 624:
+    if (len(numpy_state) != 4 or not isinstance(numpy_state[0], torch.Tensor) or numpy_state[0].numel() != 624
+            or not all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in numpy_state[1:])):
         raise ValueError("rng['numpy'] is not numpy's MT19937 state (a 624-word key, pos, has_gauss, gauss)")
-    if not {"version", "state", "gauss"} <= set(python_state) or len(python_state["state"]) != 625:
+    state = python_state.get("state")
+    if (not {"version", "state", "gauss"} <= set(python_state) or not isinstance(state, (list, tuple))
+            or len(state) != 625 or not all(isinstance(w, int) and not isinstance(w, bool) for w in state)):
         raise ValueError("rng['python'] is not Python's random state (version, 625-word state, gauss)")
     if not all(isinstance(s, torch.Tensor) for s in [states["torch"], *states["cuda"]]):
         raise ValueError("rng['torch'] and rng['cuda'] must hold tensors")
     if generator is not None and not isinstance(states["generator"], torch.Tensor):
         raise ValueError("generator was given, but the checkpoint holds no data-generator state")
+
+
+def _check_generator(generator: object) -> None:
+    if generator is not None and not isinstance(generator, torch.Generator):
+        raise TypeError(f"generator must be a torch.Generator or None, got {type(generator).__name__} {generator!r}")

@@ -15,6 +15,8 @@ import textwrap
 from pathlib import PurePath
 from typing import Any
 
+from .checks import check_bool
+
 ELIDED = "# … argument checks elided"
 
 
@@ -262,8 +264,13 @@ def elide_checks(code: str, where: tuple[str, int] = ("?", 1)) -> str:
     ``where`` is the file and first line of ``code`` in it, for the comment that points at the full
     source. Lines that stay are the source's own lines, in order.
     """
+    if not isinstance(code, str):
+        raise TypeError(f"code must be source text (a str), got {type(code).__name__}")
     lines = code.splitlines()
-    tree = ast.parse(code)
+    try:
+        tree = ast.parse(code)
+    except SyntaxError as err:  # a SyntaxError is no ValueError: name the argument and the line
+        raise ValueError(f"code is not valid Python (line {err.lineno}: {err.msg})") from None
     elider = _Elider(lines, where)
     methods = {id(s) for node in ast.walk(tree) if isinstance(node, ast.ClassDef) for s in node.body}
     for node in ast.walk(tree):
@@ -288,8 +295,7 @@ def show_source(obj: Any, *, full: bool = False) -> Any:
     ``Markdown`` object (rendered by Jupyter) when IPython is present, else the source string, so the
     cell's stored output is the same text on every machine.
     """
-    if not isinstance(full, bool):
-        raise TypeError(f"full must be True or False, got {type(full).__name__} {full!r}")
+    full = check_bool("full", full)
     if isinstance(obj, property) and obj.fget is not None:  # a property shows its getter
         obj = obj.fget
     code = source_of(obj)

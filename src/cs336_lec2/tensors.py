@@ -21,6 +21,8 @@ from collections.abc import Sequence
 
 import torch
 
+from .checks import is_bool
+
 # The CUDA caching allocator hands out blocks in multiples of this many bytes (kMinBlockSize in
 # c10/cuda/CUDACachingAllocator.cpp), so torch.cuda.memory_allocated() counts a 4-byte tensor as 512.
 CUDA_BLOCK_BYTES = 512
@@ -39,7 +41,7 @@ def _check_strided(x: object, name: str = "x") -> torch.Tensor:
 
 def _as_int(value: object, name: str) -> int:
     """``value`` as a Python int (numpy integers included); bools and floats raise ``TypeError``."""
-    if isinstance(value, bool):
+    if is_bool(value):  # numpy's bool too
         raise TypeError(f"{name} must be an int, got bool {value!r}")
     try:
         return operator.index(value)  # type: ignore[arg-type]

@@ -9,6 +9,7 @@ cuBLAS handle creation, kernel selection, allocator growth, cold caches).
 
 from __future__ import annotations
 
+import numbers
 import statistics
 import time
 from collections.abc import Callable
@@ -17,8 +18,12 @@ from typing import Any
 
 import torch
 
-from .checks import check_int
-from .device import get_device
+from .checks import check_int, is_bool
+from .device import device_arg
+
+MAX_SECONDS = 1e6  # one repeat of 11.6 days: a broken clock, never a timing
+MAX_REPEATS = 10**6  # more warm-up calls or repeats than this is a typo, not a measurement
+MAX_COPY_BYTES = 2**40  # a 1 TiB buffer: more than any device here holds
 
 
 @dataclass(frozen=True)
@@ -28,6 +33,12 @@ class Timing:
     times: tuple[float, ...]
 
     def __post_init__(self) -> None:
+        if isinstance(self.times, (str, bytes)) or not isinstance(self.times, tuple | list):
+            raise TypeError(f"times must be a tuple of seconds, got {type(self.times).__name__} {self.times!r}")
+        if not all(isinstance(t, numbers.Real) and not is_bool(t) for t in self.times):
+            raise TypeError(f"times must hold numbers of seconds, got {self.times!r}")
+        if not all(0 <= t <= MAX_SECONDS for t in self.times):  # inf, NaN and 1.7e308 s are no timings
+            raise ValueError(f"times must be finite non-negative seconds (at most {MAX_SECONDS:g}), got {self.times!r}")
         if not self.times:
             raise ValueError("times must hold at least one measurement")
         if any(not t >= 0 for t in self.times):
@@ -68,9 +79,9 @@ def benchmark(
     """
     if not callable(fn):
         raise TypeError(f"fn must be callable (a function taking no arguments), got {type(fn).__name__}")
-    warmup = check_int("warmup", warmup, minimum=0)
-    repeats = check_int("repeats", repeats, minimum=1)
-    dev = get_device("auto" if device is None else device)
+    warmup = check_int("warmup", warmup, minimum=0, maximum=MAX_REPEATS)  # 2**1100 never returned
+    repeats = check_int("repeats", repeats, minimum=1, maximum=MAX_REPEATS)
+    dev = device_arg("device", device)
     for _ in range(warmup):
         fn()
     if dev.type == "cuda":
@@ -107,10 +118,10 @@ def copy_bandwidth(
     ``2 * nbytes`` per copy, and it uses the FASTEST repeat: bandwidth is a capability (the memory
     roof of a roofline), and on a shared machine the slower repeats measure the other jobs.
     """
-    dev = get_device("auto" if device is None else device)
+    dev = device_arg("device", device)
     if nbytes is None:
         nbytes = 2**28 if dev.type == "cuda" else 2**26
-    nbytes = check_int("nbytes", nbytes, minimum=1)
+    nbytes = check_int("nbytes", nbytes, minimum=1, maximum=MAX_COPY_BYTES)  # 2**62 was a MemoryError
     src = torch.ones(nbytes, dtype=torch.uint8, device=dev)
     dst = torch.empty_like(src)
     timing = benchmark(lambda: dst.copy_(src), warmup=warmup, repeats=repeats, device=dev)
@@ -136,7 +147,7 @@ def matmul_flops_per_sec(
     The inputs are random (constant inputs flip fewer bits and run faster on a power-limited GPU), drawn
     from a private generator, so the global random number generators are not touched.
     """
-    dev = get_device("auto" if device is None else device)
+    dev = device_arg("device", device)
     n = check_int("n", 4096 if dev.type == "cuda" and n is None else 1024 if n is None else n, minimum=1)
     if not isinstance(dtype, torch.dtype) or not dtype.is_floating_point:
         raise TypeError(f"dtype must be a floating-point torch.dtype such as torch.float32, got {dtype!r}")

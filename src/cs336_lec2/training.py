@@ -16,13 +16,10 @@ code the file names, so loading an untrusted checkpoint that way is running untr
 from __future__ import annotations
 
 import copy
-import math
-import numbers
 import os
 import pickle
 import random
 import re
-import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -33,11 +30,12 @@ import torch.nn.functional as F
 from torch import nn
 from tqdm import tqdm  # plain tqdm: tqdm.auto warns on stderr in Jupyter without ipywidgets
 
-from .checks import check_int
-from .device import get_device
+from .checks import check_bool, check_int, check_path, check_positive_real, is_bool
+from .device import check_device, device_arg
 from .models import Cruncher
-from .optim import make_optimizer
+from .optim import check_state_dict, make_optimizer
 from .rng import check_rng_states, restore_rng_states, rng_states
+from .safety import write_atomic
 
 MAX_SEED = 2**32 - 1  # numpy's legacy seeding accepts 0 <= seed < 2**32; we use the same range everywhere
 FORMAT = "cs336_lec2.checkpoint/1"
@@ -101,7 +99,7 @@ def save_checkpoint(
     _check_pair(model, optimizer)
     step = check_int("step", step, minimum=0)
     _check_plain("extra", extra)
-    path = Path(path)
+    path = check_path("path", path)
     if path.is_dir():  # also "" (the current folder): os.replace would fail with a raw IsADirectoryError
         raise ValueError(f"path must name a checkpoint file, got {str(path)!r}, which is a folder")
     if not path.parent.is_dir():
@@ -114,22 +112,7 @@ def save_checkpoint(
         "rng": rng_states(generator),
         "extra": extra,
     }
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    try:
-        with os.fdopen(fd, "wb") as f:
-            torch.save(payload, f)
-            f.flush()
-            os.fsync(f.fileno())  # the bytes are on disk before the name points at them
-        os.replace(tmp, path)  # atomic on POSIX and Windows: readers see the old file or the new one
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
-    if hasattr(os, "O_DIRECTORY"):  # make the rename itself durable (POSIX)
-        dir_fd = os.open(path.parent, os.O_RDONLY | os.O_DIRECTORY)
-        try:
-            os.fsync(dir_fd)
-        finally:
-            os.close(dir_fd)
+    write_atomic(path, lambda f: torch.save(payload, f))  # temp file, fsync, os.replace, fsync the folder
     return path.stat().st_size
 
 
@@ -153,7 +136,7 @@ def read_checkpoint(path: str | os.PathLike[str]) -> dict[str, Any]:
     ``weights_only=True`` unpickles only tensors and plain containers: a file that names any other
     object (whose unpickling could run code) raises ``pickle.UnpicklingError`` instead.
     """
-    path = Path(path)
+    path = check_path("path", path)
     if not path.is_file():
         raise FileNotFoundError(f"path: there is no checkpoint named {path.name!r}")
     unreadable = f"{path.name} cannot be read as a torch.save file: truncated or not a checkpoint"
@@ -171,16 +154,9 @@ def read_checkpoint(path: str | os.PathLike[str]) -> dict[str, Any]:
     return ckpt
 
 
-_VERSION_FLAGS = {"foreach", "fused", "capturable", "differentiable", "maximize", "decoupled_weight_decay"}
-
-
-def _check_optimizer(saved: dict[str, Any], optimizer: torch.optim.Optimizer) -> None:
-    """Raise unless ``optimizer`` takes the saved state: same groups and hyperparameters (torch-version flags aside)."""
-    def shape(groups: list[dict[str, Any]]) -> list[tuple[int, list[str]]]:
-        return [(len(g["params"]), sorted(set(g) - _VERSION_FLAGS)) for g in groups]
-    if shape(saved.get("param_groups", [])) != shape(optimizer.state_dict()["param_groups"]):
-        raise ValueError(f"checkpoint's optimizer has other parameter groups or settings than this "
-                         f"{type(optimizer).__name__} (saved from another optimizer type?)")
+def _check_optimizer(saved: object, optimizer: torch.optim.Optimizer) -> None:
+    """Raise unless ``optimizer`` takes the saved state: same groups, hyper-parameters in range, whole steps."""
+    check_state_dict(saved, optimizer)  # ValueError/TypeError naming the field; load_checkpoint names the file
 
 
 def load_checkpoint(
@@ -201,7 +177,10 @@ def load_checkpoint(
     ckpt = read_checkpoint(path)
     _check_complete(ckpt, Path(path).name, generator)
     _check_shapes(ckpt["model"], model)
-    _check_optimizer(ckpt["optimizer"], optimizer)  # before the model is touched
+    try:
+        _check_optimizer(ckpt["optimizer"], optimizer)  # before the model is touched
+    except (TypeError, ValueError) as err:
+        raise CheckpointError(f"{Path(path).name}: {err}; nothing was restored") from None
     before = ({k: v.clone() for k, v in model.state_dict().items()}, copy.deepcopy(optimizer.state_dict()),
               rng_states(generator))
     try:
@@ -221,13 +200,15 @@ def _check_complete(ckpt: dict[str, Any], name: str, generator: torch.Generator 
     """Raise :class:`CheckpointError` naming the first missing or malformed part of a checkpoint."""
     parts = {"model": dict, "optimizer": dict, "step": int, "rng": dict, "extra": dict}
     problem = next((f"'{k}' is missing or not a {t.__name__}" for k, t in parts.items()
-                    if not isinstance(ckpt.get(k), t)), None)
+                    if not isinstance(ckpt.get(k), t) or is_bool(ckpt.get(k))), None)
+    if problem is None and not 0 <= ckpt["step"] < 2**63:
+        problem = f"'step' must be a whole number >= 0, got {ckpt['step']!r}"
     if problem is None and not all(isinstance(v, torch.Tensor) for v in ckpt["model"].values()):
         problem = "'model' holds something other than tensors"
     if problem is None:
         try:
             check_rng_states(ckpt["rng"], generator)
-        except ValueError as err:
+        except (TypeError, ValueError) as err:  # rng.python.state = 5 is a TypeError inside
             problem = str(err)
     if problem:
         raise CheckpointError(f"{name} is incomplete: {problem}; nothing was restored")
@@ -241,6 +222,13 @@ def regression_batch(
     ``x`` is drawn on the CPU from ``generator`` and then moved, so a seed gives the same data on any
     device.
     """
+    batch_size = check_int("batch_size", batch_size, minimum=1, max_bits=31)
+    dim = check_int("dim", dim, minimum=1, max_bits=31)
+    if batch_size * dim > 2**34:
+        raise ValueError(f"batch_size x dim = {batch_size * dim:.3g} values: more than this package builds")
+    device = check_device("device", device)
+    if not isinstance(generator, torch.Generator):
+        raise TypeError(f"generator must be a torch.Generator, got {type(generator).__name__} {generator!r}")
     x = torch.randn(batch_size, dim, generator=generator).to(device)
     true_w = torch.arange(dim, dtype=torch.float32, device=x.device)
     return x, x @ true_w
@@ -291,9 +279,9 @@ def train(
     reproduces the uninterrupted run's losses bit for bit. ``losses`` are per-step MSE values.
     """
     check_int("batch_size", batch_size, minimum=1)  # Cruncher checks dim and num_layers
-    if isinstance(lr, bool) or not isinstance(lr, numbers.Real) or not (math.isfinite(lr) and lr > 0):
-        raise ValueError(f"lr must be a positive finite number, got {lr!r}")
-    check_int("num_steps", num_steps, minimum=0)
+    check_positive_real("lr", lr)  # 2**1100 too: one ValueError naming it
+    check_bool("progress", progress)  # "False" is true to Python: a real bool only
+    check_int("num_steps", num_steps, minimum=0, maximum=10**9)  # a typo of 2**1100 never ends
     if checkpoint_every is not None:
         check_int("checkpoint_every", checkpoint_every, minimum=1)
         if checkpoint_path is None:
@@ -301,7 +289,7 @@ def train(
     if stop_at_step is not None:
         check_int("stop_at_step", stop_at_step, minimum=0, maximum=num_steps)
     set_seed(seed)  # validates the seed; the global RNGs are then saved in checkpoints as a seeded run's
-    dev = get_device(device)
+    dev = device_arg("device", device)
     name = optimizer.lower() if isinstance(optimizer, str) else optimizer
     config = dict(dim=dim, num_layers=num_layers, batch_size=batch_size, lr=lr, optimizer=name, seed=seed)
 

@@ -18,10 +18,9 @@ still do). Kaplan et al. (2020, table 1) count half: :func:`kaplan_forward_flops
 
 from __future__ import annotations
 
-import numbers
 from dataclasses import dataclass, field
 
-from .checks import check_choice, check_int
+from .checks import check_bool, check_choice, check_int, check_positive_real, check_real
 from .lm import RECOMPUTE, TransformerConfig
 
 
@@ -105,11 +104,11 @@ def llama_ffn_dim(d_model: int, multiple_of: int, ffn_dim_multiplier: float | No
     The rule of Meta's reference code (``llama/model.py``, ``FeedForward``): ``int(2·4d/3)``, then
     ``int(ffn_dim_multiplier·that)`` when given, then up to a multiple of ``multiple_of``.
     """
-    hidden = int(2 * 4 * check_int("d_model", d_model, minimum=1) / 3)
-    if ffn_dim_multiplier is not None:
-        if isinstance(ffn_dim_multiplier, bool) or not isinstance(ffn_dim_multiplier, numbers.Real):
-            raise TypeError(f"ffn_dim_multiplier must be a number or None, got {ffn_dim_multiplier!r}")
-        hidden = int(float(ffn_dim_multiplier) * hidden)
+    hidden = int(2 * 4 * check_int("d_model", d_model, minimum=1, max_bits=64) / 3)
+    if ffn_dim_multiplier is not None:  # -1.0 gave a width of -10752, 0.0 of 0: a multiplier is positive
+        hidden = int(check_positive_real("ffn_dim_multiplier", ffn_dim_multiplier) * hidden)
+        if hidden < 1:
+            raise ValueError(f"ffn_dim_multiplier={ffn_dim_multiplier!r} leaves no MLP width (8/3 d times it < 1)")
     step = check_int("multiple_of", multiple_of, minimum=1)
     return step * ((hidden + step - 1) // step)
 
@@ -137,9 +136,9 @@ def attention_flops_per_token(config: TransformerConfig, seq_len: int) -> int:
 
 def forward_flops_per_token(config: TransformerConfig, seq_len: int, *, attention: bool = True) -> int:
     """Forward FLOPs per token: ``2·N_matmul`` plus (``attention=True``) ``4·L·T·d``."""
+    check_int("seq_len", seq_len, minimum=1)  # also when attention=False: -5 is no sequence length
     flops = 2 * matmul_parameters(config)
-    if not isinstance(attention, bool):
-        raise TypeError(f"attention must be True or False, got {type(attention).__name__} {attention!r}")
+    attention = check_bool("attention", attention)  # np.True_ too
     return flops + (attention_flops_per_token(config, seq_len) if attention else 0)
 
 
@@ -188,7 +187,7 @@ def seq_len_for_attention_share(config: TransformerConfig, share: float) -> floa
     From ``4·L·T·d / (2·N + 4·L·T·d) = share``: ``T = share·N / (2·(1 - share)·L·d)``.
     """
     c = _config(config)
-    if isinstance(share, bool) or not isinstance(share, numbers.Real) or not 0 < share < 1:
+    if not 0 < check_real("share", share) < 1:
         raise ValueError(f"share must be a number strictly between 0 and 1, got {share!r}")
     return float(share) * matmul_parameters(c) / (2 * (1 - float(share)) * c.num_layers * c.d_model)
 

@@ -20,7 +20,6 @@ from __future__ import annotations
 import contextlib
 import functools
 import math
-import numbers
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
@@ -30,7 +29,7 @@ from typing import Any
 import torch
 import torch.distributed as dist
 
-from ..checks import check_choice, check_int
+from ..checks import check_bool, check_choice, check_int, check_real
 from ..memory import tensor_bytes
 
 try:  # FSDP2, public API since torch 2.6 (https://docs.pytorch.org/docs/stable/distributed.fsdp.fully_shard.html).
@@ -94,10 +93,7 @@ def ring_bytes(collective: str, payload_bytes: float, world_size: int) -> float:
     ``2 (N-1)/N``; a pipelined broadcast forwards the buffer once, ``(N-1)/N`` on average per rank.
     """
     check_choice("collective", collective, COLLECTIVES)
-    if isinstance(payload_bytes, bool) or not isinstance(payload_bytes, numbers.Real):
-        raise TypeError(f"payload_bytes must be a non-negative finite number, got {payload_bytes!r}")
-    if not (math.isfinite(payload_bytes) and payload_bytes >= 0):  # NaN and inf are no byte counts
-        raise ValueError(f"payload_bytes must be a non-negative finite number, got {payload_bytes!r}")
+    payload_bytes = check_real("payload_bytes", payload_bytes, minimum=0)  # NaN, inf, 2**1100: no byte counts
     n = check_int("world_size", world_size, minimum=1)
     return (2 if collective == "all_reduce" else 1) * (n - 1) / n * payload_bytes
 
@@ -132,7 +128,9 @@ def zero1_partition(numels: Sequence[int], world_size: int) -> list[list[int]]:
     Its rule: whole tensors, largest first (a stable sort), each to the rank with the fewest elements
     so far (the lowest rank on a tie). So shares are Ψ / N_d only when the tensors allow it.
     """
-    n = check_int("world_size", world_size, minimum=1)
+    n = check_int("world_size", world_size, minimum=1, maximum=2**20)
+    if isinstance(numels, (str, bytes)) or not isinstance(numels, Sequence):  # None was a raw TypeError
+        raise TypeError(f"numels must be a sequence of element counts, got {type(numels).__name__} {numels!r}")
     sizes = [0] * n
     owned: list[list[int]] = [[] for _ in range(n)]
     for i in sorted(range(len(numels)), key=lambda i: -check_int("numels", numels[i], minimum=0)):
@@ -153,6 +151,9 @@ def fsdp_shard_numel(shape: Sequence[int], world_size: int, rank: int, *, padded
     r = check_int("rank", rank, minimum=0)
     if r >= n:
         raise ValueError(f"rank must be < world_size={n}, got {r}")
+    padded = check_bool("padded", padded)  # "False" is true to Python
+    if isinstance(shape, (str, bytes)) or not isinstance(shape, Sequence | torch.Size):
+        raise TypeError(f"shape must be a sequence of dimensions, got {type(shape).__name__} {shape!r}")
     dims = [check_int("shape", d, minimum=0) for d in shape]
     if not dims:
         raise ValueError("shape must have at least one dimension (FSDP2 shards dim 0)")

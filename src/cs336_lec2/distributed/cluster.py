@@ -23,7 +23,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-from ..checks import check_choice, check_int, check_positive_real
+from ..checks import check_choice, check_int, check_positive_real, check_real
 from . import COLLECTIVES, STAGES, ring_bytes
 
 # NVIDIA H100 datasheet (https://www.nvidia.com/en-us/data-center/h100/): H100 SXM, NVLink 900 GB/s per
@@ -62,10 +62,8 @@ class Cluster:
         check_int("nics_per_node", self.nics_per_node, minimum=1)
         for name in ("nvlink", "nic"):
             check_positive_real(name, getattr(self, name))
-        for name in ("base_latency", "nvlink_step", "net_step"):
-            value = getattr(self, name)
-            if value != 0:
-                check_positive_real(name, value)
+        for name in ("base_latency", "nvlink_step", "net_step"):  # 0 allowed; False never (issue 31.7)
+            check_real(name, getattr(self, name), minimum=0)
 
     @property
     def node_egress(self) -> float:
@@ -92,7 +90,7 @@ CLUSTERS = {"a100-sxm-40gb": ("DGX A100", A100_CLUSTER), "a100-sxm-80gb": ("DGX 
 
 
 def _check_world(world_size: int, cluster: Cluster) -> tuple[int, int]:
-    n = check_int("world_size", world_size, minimum=1)
+    n = check_int("world_size", world_size, minimum=1, max_bits=40)  # 2**1100 met a float: OverflowError
     if not isinstance(cluster, Cluster):
         raise TypeError(f"cluster must be a Cluster, got {type(cluster).__name__}")
     g = cluster.gpus_per_node
@@ -130,7 +128,10 @@ def collective_seconds(
     sent = ring_bytes(collective, payload_bytes, world_size)
     calls = 1
     if bucket_bytes is not None:
-        calls = max(1, math.ceil(payload_bytes / check_positive_real("bucket_bytes", bucket_bytes)))
+        ratio = payload_bytes / check_positive_real("bucket_bytes", bucket_bytes)
+        if not ratio <= 2**53:  # 1e308 bytes in buckets of 1e-300 overflowed math.ceil
+            raise ValueError(f"bucket_bytes={bucket_bytes!r} cuts {payload_bytes:g} bytes into uncountably many calls")
+        calls = max(1, math.ceil(ratio))
     return calls * ring_latency(collective, world_size, cluster) + sent / ring_bandwidth(world_size, cluster)
 
 
@@ -187,8 +188,7 @@ def breakeven_tokens(seconds: float, num_params: int, peak_flops: float, *, flop
     prefetches parameters during the forward pass; 4 (the backward alone) for DDP, whose gradients
     do not exist before the backward pass.
     """
-    if seconds != 0:
-        check_positive_real("seconds", seconds)
+    seconds = check_real("seconds", seconds, minimum=0)  # 0 allowed; np.False_ never
     psi = check_int("num_params", num_params, minimum=1, max_bits=512)
     return seconds * check_positive_real("peak_flops", peak_flops) / (
         check_positive_real("flops_per_param", flops_per_param) * psi)

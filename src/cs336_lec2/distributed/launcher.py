@@ -27,7 +27,10 @@ import torch
 import torch.distributed as dist
 
 from ..checks import check_choice, check_int, check_positive_real
+from ..device import check_device
+from ..safety import sigterm_as_interrupt
 
+MAX_TIMEOUT = 1e6  # seconds (11.6 days): the ranks' store and group take a timedelta of it
 MAX_WORLD_SIZE = 32  # each rank is a Python process that imports torch (~0.3 GB): a typo of 1000 would swap the box
 TASKS = ("train", "fail", "crash", "hang")
 _PR_SET_PDEATHSIG = 1  # linux/prctl.h
@@ -48,7 +51,9 @@ def train_single_process(
 
     if not isinstance(spec, dict):
         raise TypeError(f"spec must be a dict, got {type(spec).__name__}")
-    return train_single(spec, check_int("micro_batches", micro_batches, minimum=1), str(torch.device(device)))
+    micro_batches = check_int("micro_batches", micro_batches, minimum=1, maximum=1024)
+    _check_train_spec(spec)  # a missing key was a raw KeyError
+    return train_single(spec, micro_batches, str(check_device("device", device)))
 
 
 class WorkerError(RuntimeError):
@@ -81,12 +86,40 @@ def _check_spec(spec: object, n: int) -> dict[str, Any]:
     check_choice("spec['task']", spec["task"], TASKS)
     if spec["task"] in ("fail", "crash"):
         check_int("spec['fail_rank']", spec.get("fail_rank"), minimum=0, maximum=n - 1)
+    if spec["task"] == "fail" and not isinstance(spec.get("message"), str):
+        raise ValueError(f"spec['message'] must be the error the failing rank raises (a str), "
+                         f"got {spec.get('message')!r}")
     if spec["task"] == "train":
-        batch = check_int("spec['batch']", spec.get("batch"), minimum=1)
+        batch = _check_train_spec(spec)
         if batch % n:
             raise ValueError(f"spec['batch']={batch} must be a multiple of world_size={n}: each rank takes an equal "
                              "share of every batch")
     return spec
+
+
+def _check_train_spec(spec: dict[str, Any]) -> int:
+    """Every key a training spec needs, checked here (a rank would refuse it 5-20 s later); returns the batch."""
+    from .worker import RUNS
+
+    strategies = spec.get("strategies")
+    if not isinstance(strategies, list | tuple) or not strategies:
+        raise ValueError(f"spec['strategies'] must be a non-empty list drawn from {RUNS}, got {strategies!r}")
+    for strategy in strategies:
+        check_choice("spec['strategies']", strategy, RUNS)
+    check_int("spec['steps']", spec.get("steps"), minimum=1, maximum=10**6)
+    check_int("spec['seed']", spec.get("seed"), minimum=0, max_bits=63)
+    check_positive_real("spec['lr']", spec.get("lr"))
+    if "micro_batches" in spec:
+        check_int("spec['micro_batches']", spec["micro_batches"], minimum=1, maximum=1024)
+    model = spec.get("model")
+    if (not isinstance(model, dict) or model.get("name") not in ("Cruncher", "TransformerLM")
+            or not isinstance(model.get("kwargs"), dict)):
+        raise ValueError("spec['model'] must be {'name': 'Cruncher' or 'TransformerLM', 'kwargs': {...}}, "
+                         f"got {model!r}")
+    need = ("dim",) if model["name"] == "Cruncher" else ("vocab_size", "context_length")
+    for key in need:
+        check_int(f"spec['model']['kwargs'][{key!r}]", model["kwargs"].get(key), minimum=1, max_bits=31)
+    return check_int("spec['batch']", spec.get("batch"), minimum=1, max_bits=31)
 
 
 def _die_with_parent(parent: int):
@@ -106,23 +139,6 @@ def _die_with_parent(parent: int):
             os._exit(1)
 
     return preexec
-
-
-@contextlib.contextmanager
-def _sigterm_as_interrupt():
-    """While the ranks run, SIGTERM raises ``KeyboardInterrupt`` (so they are stopped); main thread only."""
-    def handler(signum: int, frame: object) -> None:
-        raise KeyboardInterrupt("SIGTERM")
-
-    try:
-        previous = signal.signal(signal.SIGTERM, handler)
-    except ValueError:  # not the main thread
-        yield
-        return
-    try:
-        yield
-    finally:
-        signal.signal(signal.SIGTERM, previous)
 
 
 def _remove_stale_folders() -> None:
@@ -186,10 +202,13 @@ def launch(spec: dict[str, Any], *, world_size: int = 2, backend: str = "auto", 
         raise ValueError(f"backend='nccl' needs a CUDA GPU per rank: world_size={n}, GPUs={torch.cuda.device_count()}")
     try:
         timeout = check_positive_real("timeout", timeout)
+        if timeout > MAX_TIMEOUT:  # 1e14 s overflowed the ranks' timedelta, 5-20 s after they started
+            raise ValueError
     except (TypeError, ValueError):
-        raise ValueError(f"timeout must be a positive finite number of seconds, got {timeout!r}") from None
+        raise ValueError(f"timeout must be a positive finite number of seconds (at most {MAX_TIMEOUT:g}), "
+                         f"got {timeout!r}") from None
     _remove_stale_folders()
-    with tempfile.TemporaryDirectory(prefix=f"cs336_lec2_dist_{os.getpid()}_") as tmp, _sigterm_as_interrupt():
+    with tempfile.TemporaryDirectory(prefix=f"cs336_lec2_dist_{os.getpid()}_") as tmp, sigterm_as_interrupt():
         out = Path(tmp)
         (out / "spec.json").write_text(json.dumps({**spec, "backend": backend, "timeout": float(timeout)}))
         env = {**os.environ, "WORLD_SIZE": str(n), "OMP_NUM_THREADS": os.environ.get("OMP_NUM_THREADS", "1")}

@@ -13,14 +13,13 @@ this module picks the figure that applies.
 
 from __future__ import annotations
 
-import math
-import numbers
 import os
 from dataclasses import dataclass
 
 import torch
 
-from ..device import cpu_name, get_device
+from ..checks import check_bool, check_int, check_positive_real
+from ..device import cpu_name, device_arg
 from .accelerators import ACCELERATORS, DTYPE_KEYS, OVERRIDE_HINT, Accelerator, UnknownHardwareError, lookup
 from .cpus import CpuCore, core_from_flags, cpu_info, detect_core, parse_flags
 
@@ -88,16 +87,16 @@ def peak_flops(
     of a machine the table does not know.
     """
     key = dtype_key(dtype)
-    dev = get_device("auto" if device is None else device)
-    if tf32 is not None and not isinstance(tf32, bool):
-        raise TypeError(f"tf32 must be True, False or None, got {tf32!r}")
+    dev = device_arg("device", device)
+    if tf32 is not None:
+        tf32 = check_bool("tf32", tf32)  # np.True_ too; "no" never
     use_tf32 = dev.type == "cuda" and key == "fp32" and (tf32_enabled() if tf32 is None else tf32)
     if override is not None:
-        if isinstance(override, bool) or not isinstance(override, numbers.Real) or not (
-                math.isfinite(override) and override > 0):
+        try:
+            override = check_positive_real("override", override)  # 2**1100: a ValueError, not an OverflowError
+        except (TypeError, ValueError):
             raise ValueError(f"override must be a positive finite FLOP/s figure (a number such as 989.4e12), "
-                             f"got {type(override).__name__} {override!r}")
-        override = float(override)
+                             f"got {type(override).__name__} {override!r}") from None
         name = torch.cuda.get_device_name(dev) if dev.type == "cuda" else cpu_name() if dev.type == "cpu" else str(dev)
         return Peak(float(override), "tf32" if use_tf32 else key, name, "override given by the caller",
                     is_estimate=False)
@@ -211,13 +210,11 @@ def cpu_peak_estimate(
     if threads is None:
         available = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
         threads = min(torch.get_num_threads(), available)
-    if isinstance(threads, bool) or not isinstance(threads, int) or threads < 1:
-        raise ValueError(f"threads must be a positive int, got {threads!r}")
+    threads = check_int("threads", threads, minimum=1, max_bits=32)  # np.int64 too
     how = "given"
     if clock_hz is None:
         clock_hz, how = cpu_clock_hz()
-    if not (isinstance(clock_hz, (int, float)) and math.isfinite(clock_hz) and clock_hz > 0):
-        raise ValueError(f"clock_hz must be a positive number of Hz, got {clock_hz!r}")
+    clock_hz = check_positive_real("clock_hz", clock_hz)  # in Hz; np.float32 too; True (1 Hz) never
     per_cycle, isa = cpu_flops_per_cycle(key, flags, core)
     source = (f"estimate = {threads} threads x {clock_hz / 1e9:.2f} GHz ({how}) x {per_cycle:g} FLOP/cycle "
               f"({isa}); an upper bound, not a datasheet figure")

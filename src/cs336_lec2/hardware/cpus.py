@@ -24,9 +24,12 @@ Sources (each :class:`CpuCore` names its own):
 from __future__ import annotations
 
 import contextlib
+import os
 import re
 from dataclasses import dataclass
 from typing import Any
+
+from ..checks import check_path
 
 CPUINFO_PATH = "/proc/cpuinfo"
 _AMD_GUIDE = "AMD Software Optimization Guide for family {family} processors"
@@ -81,18 +84,19 @@ def parse_flags(flags: object) -> frozenset[str]:
     raise TypeError(f"flags must be a string such as 'avx2 fma' or a set of flag names, got {flags!r}")
 
 
-def cpu_info(path: str | None = None) -> dict[str, Any]:
+def cpu_info(path: str | os.PathLike[str] | None = None) -> dict[str, Any]:
     """What ``/proc/cpuinfo`` says about the first CPU: vendor, family, model, Arm implementer/part, flags.
 
     Keys: ``vendor`` (str, "" if unknown), ``family``, ``model``, ``implementer``, ``part`` (int or
     None), ``model_name`` (str) and ``flags`` (frozenset; empty where the file is absent, as on macOS).
     """
+    path = CPUINFO_PATH if path is None else check_path("path", path)  # an int would be a file descriptor to open()
     info: dict[str, Any] = {"vendor": "", "family": None, "model": None, "implementer": None, "part": None,
                             "model_name": "", "flags": frozenset()}
     fields = {"vendor_id": "vendor", "cpu family": "family", "model": "model", "CPU implementer": "implementer",
               "CPU part": "part", "model name": "model_name", "flags": "flags", "Features": "flags"}
     try:
-        with open(path or CPUINFO_PATH, encoding="utf-8") as f:
+        with open(path, encoding="utf-8") as f:
             for line in f:
                 if not line.strip():
                     if info["flags"]:
@@ -167,6 +171,8 @@ def _amd_core(info: dict[str, Any], flags: frozenset[str]) -> CpuCore:
 def detect_core(info: dict[str, Any] | None = None) -> CpuCore:
     """The :class:`CpuCore` of this machine (or of ``info``, shaped like :func:`cpu_info`'s result)."""
     info = cpu_info() if info is None else info
+    if not isinstance(info, dict):
+        raise TypeError(f"info must be a dict shaped like cpu_info()'s result, or None, got {type(info).__name__}")
     flags = parse_flags(info.get("flags", frozenset()))
     vendor = info.get("vendor", "")
     if vendor == "GenuineIntel":

@@ -24,10 +24,12 @@ from urllib.parse import quote
 import nbformat
 import yaml
 
+from ..checks import printable
 from . import landing, pages
-from .cache import built, needs_fresh_env, restage, stage_inputs, start_build, sync_tree, up_to_date, wait_build
+from .cache import STAMP, built, needs_fresh_env, restage, stage_inputs, start_build, sync_tree, up_to_date, wait_build
 from .cells import PROMPTS, edition_notebook
 from .execute import RECORD_NAME
+from .guard import BUILD_MARKER, check_owned, fresh_folder
 from .pages import add_run_note, colab_repository, load_run_record, run_note, unreadable, write_colab_copies
 from .records import load_record
 from .results_page import fill_results_page
@@ -151,7 +153,7 @@ def chapters_from_run(root: Path, notebooks_from: Path) -> tuple[dict[str, Path]
         elif taken:
             chosen[name] = notebooks_from / name
         elif run is not None and not run.get("ok"):
-            warnings.append(f"{Path(name).stem} FAILED in that run ({run.get('error')}); "
+            warnings.append(f"{Path(name).stem} FAILED in that run ({printable(run.get('error'))}); "
                             "the committed notebook is used")
         else:
             warnings.append(f"{Path(name).stem} was not run there; the committed notebook is used")
@@ -169,9 +171,7 @@ def stage_edition(
     committed notebook (:func:`.pages.run_note`).
     """
     edition = EDITIONS[lang]
-    if stage.exists():
-        shutil.rmtree(stage)
-    stage.mkdir(parents=True)
+    fresh_folder(stage)  # emptied only if an earlier build made it (issue 31.2)
     (stage / "_config.yml").write_text(
         yaml.safe_dump(_edition_config(root, edition), allow_unicode=True, sort_keys=False), encoding="utf-8"
     )
@@ -302,6 +302,9 @@ def build_book(
         for message in warnings:
             warn(message)
     html = build / "html"
+    for code in languages:  # refuse before building: the build empties these folders (issue 31.2)
+        for folder in (build / "stage" / code, build / "colab" / code / "notebooks", html / code):
+            check_owned(folder)
     html.mkdir(parents=True, exist_ok=True)
     icon_svg = (root / "book" / "_static" / "favicon.svg").read_text(encoding="utf-8")
     jobs = {}
@@ -321,8 +324,9 @@ def build_book(
             raise BookBuildError(f"the {code} edition failed to build (exit {returncode}):\n{log[-6000:]}")
         out = build / "sphinx" / code
         built(out, strict)
-        target = html / code
-        sync_tree(out / "_build" / "html", target)
+        target = check_owned(html / code)  # checked before building too: nothing of a user's is removed
+        sync_tree(out / "_build" / "html", target, keep=(STAMP, BUILD_MARKER))
+        (target / BUILD_MARKER).write_text("made by cs336-lec2 book; emptied on the next build\n", encoding="utf-8")
         index = target / "index.html"
         forward_to = _redirect_target(index.read_text(encoding="utf-8"))
         index.write_text(edition_redirect_page(EDITIONS[code], forward_to, icon_svg), encoding="utf-8")

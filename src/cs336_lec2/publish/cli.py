@@ -9,6 +9,8 @@ import webbrowser
 from collections.abc import Sequence
 from pathlib import Path
 
+from ..checks import printable
+
 # The choices of device.DEVICE_CHOICES, presets.PRESET_CHOICES and book.EDITIONS, repeated so that
 # `cs336-lec2 --help` starts without importing torch; tests/test_cli.py keeps them equal.
 DEVICE_CHOICES = ("auto", "cpu", "cuda")
@@ -100,6 +102,8 @@ def _check_execute_args(args: argparse.Namespace) -> None:
                          f"small), not --device {args.device} --preset {args.preset}: give --output DIR for that run")
     if not args.timeout > 0:
         raise UsageError(f"--timeout must be a positive number of seconds per cell, got {args.timeout}")
+    if args.in_place and args.notebooks.is_dir() and not os.access(args.notebooks, os.W_OK | os.X_OK):
+        raise UsageError(f"--in-place rewrites the chapters in --notebooks {args.notebooks}, which is not writable")
     if args.output is not None and args.output.resolve() == args.notebooks.resolve():
         raise UsageError(f"--output {args.output} is the chapters' own folder (--notebooks): a run there would "
                          "overwrite the committed notebooks; give another folder, or use --in-place to refresh them")
@@ -114,9 +118,10 @@ def _check_execute_args(args: argparse.Namespace) -> None:
     _check_cuda(args.device)
     if args.output is not None:
         from .execute import check_output_dir
+        from .guard import claim_folder
 
         try:
-            check_output_dir(args.output, "--output")
+            claim_folder(check_output_dir(args.output, "--output"), "--output")
         except ValueError as err:
             raise UsageError(str(err)) from err
 
@@ -137,7 +142,7 @@ def _execute(args: argparse.Namespace) -> int:
     print(f"{len(record.chapters) - len(failed)}/{len(record.chapters)} chapters ran in {total:.1f} s; "
           f"record: {Path(where) / 'run-record.json'}")
     for chapter in failed:
-        print(f"FAILED {chapter.name}: {chapter.error}", file=sys.stderr)
+        print(f"FAILED {chapter.name}: {printable(chapter.error)}", file=sys.stderr)
     return 1 if failed else 0
 
 
@@ -156,7 +161,7 @@ def _book(args: argparse.Namespace) -> int:
         html = build_book(
             args.root, build_dir=args.build_dir, notebooks_from=args.from_dir,
             languages=tuple(args.languages), strict=args.strict, quiet=not args.verbose,
-            warn=lambda message: print(f"cs336-lec2 book: warning: {message}", file=sys.stderr),
+            warn=lambda message: print(f"cs336-lec2 book: warning: {printable(message)}", file=sys.stderr),
         )
     except BookBuildError as err:
         print(f"cs336-lec2 book: {err}", file=sys.stderr)
@@ -241,7 +246,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         return args.run(args)
     except (ValueError, FileNotFoundError, RuntimeError) as err:
-        print(f"cs336-lec2 {args.command}: {str(err).strip()}", file=sys.stderr)
+        print(f"cs336-lec2 {args.command}: {printable(str(err).strip())}", file=sys.stderr)
         return 2
     except OSError as err:  # a full disk, a folder that vanished: one line naming the file, never a traceback
         where = f" ({err.filename})" if err.filename and str(err.filename) not in str(err) else ""

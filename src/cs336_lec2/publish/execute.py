@@ -30,7 +30,15 @@ from .. import __version__
 from ..device import DEVICE_CHOICES
 from ..presets import PRESET_CHOICES
 from ..results import CHAPTER_ENV, RESULTS_ENV, read_published
-from .guard import Terminated, environment, folder_lock, sigterm_as_interrupt, write_notebook_atomic, write_text_atomic
+from .guard import (
+    Terminated,
+    claim_folder,
+    environment,
+    folder_lock,
+    sigterm_as_interrupt,
+    write_notebook_atomic,
+    write_text_atomic,
+)
 
 RECORD_NAME = "run-record.json"
 LOG_NAME = "execute.log"
@@ -210,15 +218,16 @@ def execute(
 ) -> RunRecord:
     """Run the chapters with papermill; return (and write) the run record. See the module docstring.
 
-    The record of an earlier run in the same folder is removed first, and a chapter runs into a
-    scratch file: it lands as ``NN_name.ipynb`` (written atomically) only when it ran without error
-    (a failed run of an output directory is kept as ``NN_name.failed.ipynb`` to inspect). The folder
-    is locked while the run lasts: a second run into it is refused. Ctrl-C or SIGTERM removes the
-    scratch file, writes no record and raises ``KeyboardInterrupt`` (:class:`Terminated` for SIGTERM).
+    ``output`` is new, empty or an earlier run's (a folder with other files is refused, naming one); that
+    run's record is removed first. A chapter runs into a scratch file and lands as ``NN_name.ipynb``
+    (atomically) only when it ran without error (a failed one is kept as ``NN_name.failed.ipynb``).
+    The folder is locked while the run lasts. Ctrl-C or SIGTERM removes the scratch file, writes no
+    record and raises ``KeyboardInterrupt`` (:class:`Terminated` for SIGTERM).
     """
-    from ..checks import check_real
+    from ..checks import check_bool, check_real
     from ..presets import resolve
 
+    in_place, progress = check_bool("in_place", in_place), check_bool("progress", progress)  # "no" is true
     notebooks_dir = Path(notebooks_dir)
     paths = find_chapters(notebooks_dir, chapters)
     if device not in DEVICE_CHOICES:
@@ -247,7 +256,7 @@ def execute(
     # The committed reference is a CPU run: hide any GPU from its kernels instead of injecting parameters.
     hide_gpu = in_place or device == "cpu"
     dev, resolved_preset = resolve("cpu" if hide_gpu else device, "small" if in_place else preset)  # before any folder
-    out_dir = notebooks_dir if in_place else check_output_dir(output)
+    out_dir = notebooks_dir if in_place else claim_folder(check_output_dir(output), "output")  # never a user's files
     with folder_lock(out_dir), sigterm_as_interrupt():
         record = RunRecord(
             machine=machine_info(dev.type),

@@ -4,41 +4,15 @@ SIGTERM handled like Ctrl-C, environment variables set for the kernels only."""
 from __future__ import annotations
 
 import os
-import signal
-import tempfile
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
+# written once for the package and its tools (issue 31.18); re-exported here for execute and the CLI
+from ..safety import Terminated, sigterm_as_interrupt, write_atomic, write_text_atomic
 
-def _mode_for(target: Path) -> int:
-    try:
-        return target.stat().st_mode & 0o777
-    except OSError:
-        umask = os.umask(0)
-        os.umask(umask)
-        return 0o666 & ~umask
-
-
-def write_text_atomic(target: Path, text: str) -> None:
-    """Write ``text`` to ``target`` all or nothing: a temporary file beside it, fsync, then ``os.replace``.
-
-    A full disk or a crash mid-write leaves the earlier file as it was; the ``OSError`` raised names it.
-    """
-    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
-    try:
-        os.chmod(tmp, _mode_for(target))  # mkstemp makes it owner-only; keep what the file had (or the umask's)
-        with os.fdopen(fd, "w", encoding="utf-8") as f:
-            f.write(text)
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(tmp, target)
-    except BaseException as err:
-        Path(tmp).unlink(missing_ok=True)
-        if isinstance(err, OSError):
-            raise OSError(err.errno, f"writing {target} failed ({err.strerror or err}); "
-                                     "the earlier file of that name is untouched") from err
-        raise
+__all__ = ["LOCK_NAME", "Terminated", "environment", "folder_lock", "sigterm_as_interrupt", "write_atomic",
+           "write_notebook_atomic", "write_text_atomic"]
 
 
 def write_notebook_atomic(nb: Any, target: Path) -> None:
@@ -47,27 +21,6 @@ def write_notebook_atomic(nb: Any, target: Path) -> None:
 
     text = nbformat.writes(nb)
     write_text_atomic(target, text if text.endswith("\n") else text + "\n")  # as nbformat.write ends it
-
-
-class Terminated(KeyboardInterrupt):
-    """SIGTERM arrived: handled like Ctrl-C (scratch files removed, no record written)."""
-
-
-@contextmanager
-def sigterm_as_interrupt():
-    """Turn SIGTERM into :class:`Terminated` while the run lasts (main thread only; restored after)."""
-    def handler(signum: int, frame: object) -> None:
-        raise Terminated()
-
-    try:
-        previous = signal.signal(signal.SIGTERM, handler)
-    except ValueError:  # not the main thread: signals cannot be caught here
-        yield
-        return
-    try:
-        yield
-    finally:
-        signal.signal(signal.SIGTERM, previous)
 
 
 LOCK_NAME = ".cs336-lec2-execute.lock"
@@ -121,3 +74,56 @@ def environment(**values: str | None):
     finally:
         for k, v in old.items():
             assign(k, v)
+
+
+EXECUTE_MARKER = ".cs336-lec2-execute"  # in a folder execute created (or found empty): the folder is its own
+BUILD_MARKER = ".cs336-lec2-build"  # in each folder the book build created: it may empty it again
+
+
+def _first_entry(folder: Path, ignore: tuple[str, ...] = ()) -> str | None:
+    return next((p.name for p in sorted(folder.iterdir()) if p.name not in ignore), None)
+
+
+def claim_folder(folder: Path, name: str, marker: str = EXECUTE_MARKER) -> Path:
+    """``folder`` as a folder this tool may write into: new, empty, or marked as its own by an earlier run.
+
+    A folder that holds anything else (a user's notebook, an older run's record) is refused with a
+    ``ValueError`` naming ``name`` and one of its files: nothing the tool did not write is ever replaced.
+    """
+    folder = Path(folder)
+    folder.mkdir(parents=True, exist_ok=True)
+    if not (folder / marker).is_file():
+        other = _first_entry(folder, (LOCK_NAME,))
+        if other is not None:
+            raise ValueError(f"{name}: {folder} already holds {other}, which cs336-lec2 did not write there; "
+                             "give a new or empty folder (nothing in it is replaced or removed)")
+        (folder / marker).write_text("written by cs336-lec2; its files here may be replaced by the next run\n",
+                                     encoding="utf-8")
+    return folder
+
+
+def fresh_folder(folder: Path, name: str = "build_dir", marker: str = BUILD_MARKER) -> Path:
+    """Empty ``folder`` for a new build, only if an earlier build made it (its ``marker``) or it is empty.
+
+    A folder without the marker that holds anything is refused (``ValueError`` naming ``name`` and one
+    of its files) before anything in it is removed. Returns the empty folder, marked as the build's.
+    """
+    import shutil
+
+    folder = check_owned(folder, name, marker)
+    if folder.is_dir():
+        shutil.rmtree(folder)
+    folder.mkdir(parents=True)
+    (folder / marker).write_text("made by cs336-lec2 book; emptied on the next build\n", encoding="utf-8")
+    return folder
+
+
+def check_owned(folder: Path, name: str = "build_dir", marker: str = BUILD_MARKER) -> Path:
+    """``folder`` if :func:`fresh_folder` may empty it (absent, empty or marked), else a ``ValueError``."""
+    folder = Path(folder)
+    if folder.exists() and not folder.is_dir():
+        raise ValueError(f"{name}: {folder} is a file, where the build writes a folder")
+    if folder.is_dir() and not (folder / marker).is_file() and (other := _first_entry(folder)) is not None:
+        raise ValueError(f"{name}: {folder} holds {other}, which the book build did not write; it empties that "
+                         "folder on every build, so move your files out (or give another --build-dir)")
+    return folder

@@ -13,14 +13,15 @@
 from __future__ import annotations
 
 import re
-import shutil
 from pathlib import Path
 from typing import Any
 
 import nbformat
 
+from ..checks import printable
 from .cells import colab_notebook
 from .execute import RECORD_NAME
+from .guard import fresh_folder
 from .records import load_record
 
 DEFAULT_COLAB_BRANCH = "colab"
@@ -50,8 +51,14 @@ _TEXT = {
 
 
 def _plain(text: object) -> str:
-    """``text`` with Markdown's special characters escaped (device names and errors are not Markdown)."""
-    return _MARKDOWN_SPECIAL.sub(r"\\\1", " ".join(str(text).split()))
+    """``text`` as one line of literal text: control characters shown escaped (:func:`.checks.printable`),
+    Markdown's and HTML's special characters backslash-escaped (device names and errors are not Markdown)."""
+    return _MARKDOWN_SPECIAL.sub(r"\\\1", printable(" ".join(str(text).split())))
+
+
+def _code(text: object) -> str:
+    """``text`` for a code span: one line (control characters escaped), no backtick to close the span early."""
+    return printable(text).replace("`", "'")
 
 
 def unreadable(path: Path) -> str | None:
@@ -60,7 +67,19 @@ def unreadable(path: Path) -> str | None:
         nb = nbformat.read(path, as_version=4)
     except Exception as err:  # nbformat raises NotJSONError, ValidationError, KeyError... on a damaged file
         return str(err).splitlines()[0][:120] if str(err).strip() else type(err).__name__
-    return None if isinstance(nb.get("cells"), list) else "it has no list of cells"
+    if not isinstance(nb.get("cells"), list):
+        return "it has no list of cells"
+    for i, cell in enumerate(nb.cells):  # what staging reads from each cell: a hand-edited one must not crash it
+        source = cell.get("source") if isinstance(cell, dict) else None
+        metadata = cell.get("metadata", {}) if isinstance(cell, dict) else None
+        tags = metadata.get("tags", []) if isinstance(metadata, dict) else None
+        if not isinstance(cell, dict) or cell.get("cell_type") not in ("markdown", "code", "raw"):
+            return f"cell {i} has no cell_type of markdown, code or raw"
+        if not (isinstance(source, str) or (isinstance(source, list) and all(isinstance(x, str) for x in source))):
+            return f"cell {i} has no text as its source (got {printable(repr(source))[:40]})"
+        if not isinstance(tags, list) or not all(isinstance(t, str) for t in tags):
+            return f"cell {i}'s metadata has no list of tags (got {printable(repr(tags))[:40]})"
+    return None
 
 
 def load_run_record(folder: Path) -> dict[str, Any] | None:
@@ -91,7 +110,7 @@ def run_note(record: dict[str, Any] | None, run: str, chapter: str, taken: bool,
         device=_plain(machine.get("device_name") or machine.get("device") or "an unknown machine"),
         kind=_plain(parameters.get("device") or machine.get("device_type") or "?"),
         preset=_plain(parameters.get("preset") or "?"), date=_plain(created or "?"),
-        run=run.replace("`", "'"), error=_plain(runs.get(chapter, {}).get("error") or "?"),
+        run=_code(run), error=_plain(runs.get(chapter, {}).get("error") or "?"),
     )
     admonition = "note" if kind in ("ok", "unknown") else "warning"
     return f":::{{{admonition}}}\n:class: cs336-run-note cs336-run-{kind}\n{text}\n:::\n"
@@ -147,12 +166,10 @@ def colab_repository(config: dict[str, Any], lang: str) -> dict[str, Any]:
 
 
 def write_colab_copies(stage: Path, out: Path) -> list[Path]:
-    """Write the staged one-language chapter notebooks of an edition into ``out/notebooks/`` (emptied first),
-    with answers folded the way Jupyter and Colab can show (:func:`.cells.colab_notebook`)."""
-    target = out / "notebooks"
-    if target.exists():
-        shutil.rmtree(target)
-    target.mkdir(parents=True)
+    """Write the staged one-language chapter notebooks of an edition into ``out/notebooks/`` (emptied first,
+    only if an earlier build made it: :func:`.guard.fresh_folder`), with answers folded the way Jupyter and
+    Colab can show (:func:`.cells.colab_notebook`)."""
+    target = fresh_folder(out / "notebooks")  # emptied only if an earlier build made it (issue 31.2)
     written = []
     for path in sorted((stage / "notebooks").glob("*.ipynb")):
         nbformat.write(colab_notebook(nbformat.read(path, as_version=4)), target / path.name)

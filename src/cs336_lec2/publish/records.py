@@ -16,6 +16,7 @@ from typing import Any
 from ..checks import is_bool
 from .execute import RECORD_SCHEMA
 
+MAX_SECONDS = 1e6  # 11.6 days: more for one chapter or one timing is a damaged record, never a duration to print
 MAX_INT = 2**63  # what execute and publish() ever write; larger ints would overflow the page's float arithmetic
 
 
@@ -65,7 +66,7 @@ def _measurement(where: str, m: object) -> None:
         _number(f"{where}.measured_bytes", m.get("measured_bytes"), whole=True)
     elif kind == "timing":
         _text(f"{where}.label", m.get("label"))
-        _number(f"{where}.seconds", m.get("seconds"))
+        _number(f"{where}.seconds", m.get("seconds"), maximum=MAX_SECONDS)
     else:
         raise RecordError(f"{where}.kind must be 'matmul', 'memory' or 'timing', got {kind!r}")
     _text(f"{where}.chapter", m.get("chapter"), optional=True)
@@ -98,7 +99,7 @@ def check_record(record: object, name: str = "run record") -> dict[str, Any]:
         _text(f"{where}.name", chapter.get("name"))
         if not is_bool(chapter.get("ok")):
             raise RecordError(f"{where}.ok must be true or false, got {chapter.get('ok')!r}")
-        _number(f"{where}.seconds", chapter.get("seconds"))
+        _number(f"{where}.seconds", chapter.get("seconds"), maximum=MAX_SECONDS)
         _text(f"{where}.error", chapter.get("error"), optional=True)
     measurements = record.get("measurements")
     if not isinstance(measurements, list):
@@ -115,6 +116,8 @@ def load_record(path: str | Path) -> dict[str, Any]:
         record = json.loads(path.read_text(encoding="utf-8"))
     except (ValueError, UnicodeDecodeError) as err:  # JSONDecodeError is a ValueError
         raise RecordError(f"{path.name}: not a valid run record ({err})") from err
+    except RecursionError:  # arrays nested thousands deep: nothing execute writes
+        raise RecordError(f"{path.name}: not a valid run record (nested too deeply to read)") from None
     except OSError as err:
         raise RecordError(f"{path.name}: cannot be read ({err.strerror or err})") from err
     return check_record(record, path.name)
