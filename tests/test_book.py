@@ -122,6 +122,22 @@ def test_results_page_shows_the_run_a_book_is_built_from(tmp_path):
     page.write_text(MARKER)
     fill_results_page(page, tmp_path / "committed", "en", extra=run / "run-record.json")
     assert r"|  | H100 80GB HBM3 \(h100\-run \(this build\)\) |" in page.read_text()
+    page.write_text(MARKER)
+    fill_results_page(page, tmp_path / "committed", "zh", extra=run / "run-record.json")
+    assert "本次构建" in page.read_text() and "this build" not in page.read_text()
+
+
+def test_a_run_already_committed_is_shown_once(tmp_path):
+    # how_to_run: step 4 builds --from the run, step 5 commits its record; the next build shows it once
+    (tmp_path / "committed").mkdir()
+    (tmp_path / "committed" / "h100.json").write_text(json.dumps(RECORD))
+    run = tmp_path / "h100-run"
+    run.mkdir()
+    (run / "run-record.json").write_text(json.dumps(RECORD))
+    page = tmp_path / "results.md"
+    page.write_text(MARKER)
+    fill_results_page(page, tmp_path / "committed", "en", extra=run / "run-record.json")
+    assert "this build" not in page.read_text() and page.read_text().count("H100 80GB HBM3") == 1
 
 
 def test_results_page_without_records_says_how_to_add_one(tmp_path):

@@ -490,3 +490,20 @@ def test_first_use_gloss_and_stride_checks():
     assert stride_as_step_size("The stride of x.", "x 的步长")
     assert not stride_as_step_size("The stride of x.", "x 的步幅")
     assert not stride_as_step_size("A step size per coordinate.", "每个坐标的步长")
+
+
+def test_every_english_comment_has_its_chinese_and_no_translation_is_stale(notebook):
+    # The zh edition shows a code cell's comments in Chinese (cell metadata zh_comments, applied when an
+    # edition is staged: publish/cells.py). A comment changed in English leaves its translation stale.
+    from cs336_lec2.publish.cells import COMMENTS_KEY, comment_lines
+
+    words = re.compile(r"[A-Za-z]{2,} [A-Za-z]{2,}")  # a phrase, not a list of names (batch, seq, d)
+    for i, cell in enumerate(notebook.cells):
+        if cell.cell_type != "code" or "remove-cell" in tags(cell):
+            continue
+        translated = cell.metadata.get(COMMENTS_KEY) or {}
+        comments = comment_lines(cell.source)
+        stale = [en for en in translated if en not in comments]
+        assert not stale, f"cell {i}: zh_comments translates comments the code no longer has: {stale}"
+        missing = [text for text in comments if words.search(text) and text not in translated]
+        assert not missing, f"cell {i}: comments without a Chinese translation in zh_comments: {missing}"

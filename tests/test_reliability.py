@@ -472,3 +472,21 @@ def test_the_cli_names_the_flag_for_a_read_only_chapters_folder(tmp_path, capsys
         assert len(err) == 1 and "--in-place" in err[0] and str(nbs) in err[0]
     finally:
         nbs.chmod(0o755)
+
+
+def test_a_build_folder_an_earlier_version_left_is_still_the_builds(tmp_path):
+    # Folders built before the marker existed carry the cache stamp or Sphinx's .buildinfo: still ours.
+    from cs336_lec2.publish.guard import check_owned, fresh_folder
+
+    for sign in (".cs336-cache.json", ".buildinfo"):
+        folder = tmp_path / sign.strip(".")
+        folder.mkdir()
+        (folder / sign).write_text("{}")
+        (folder / "index.html").write_text("old page")
+        assert check_owned(folder) == folder
+        assert [p.name for p in fresh_folder(folder).iterdir()] == [".cs336-lec2-build"]
+    mine = tmp_path / "mine"
+    mine.mkdir()
+    (mine / "notes.md").write_text("mine")
+    with pytest.raises(ValueError, match="notes.md"):
+        check_owned(mine)

@@ -78,6 +78,9 @@ def environment(**values: str | None):
 
 EXECUTE_MARKER = ".cs336-lec2-execute"  # in a folder execute created (or found empty): the folder is its own
 BUILD_MARKER = ".cs336-lec2-build"  # in each folder the book build created: it may empty it again
+# What a build of an earlier version left, before folders carried BUILD_MARKER: the staging's cache stamp
+# (publish/cache.py) and the .buildinfo Sphinx writes into its HTML. A user's folder holds neither.
+EARLIER_BUILD_SIGNS = (".cs336-cache.json", ".buildinfo")
 
 
 def _first_entry(folder: Path, ignore: tuple[str, ...] = ()) -> str | None:
@@ -123,7 +126,10 @@ def check_owned(folder: Path, name: str = "build_dir", marker: str = BUILD_MARKE
     folder = Path(folder)
     if folder.exists() and not folder.is_dir():
         raise ValueError(f"{name}: {folder} is a file, where the build writes a folder")
-    if folder.is_dir() and not (folder / marker).is_file() and (other := _first_entry(folder)) is not None:
+    owned = (folder / marker).is_file() or (marker == BUILD_MARKER and any(
+        (folder / sign).is_file() for sign in EARLIER_BUILD_SIGNS))
+    if folder.is_dir() and not owned and (other := _first_entry(folder)) is not None:
         raise ValueError(f"{name}: {folder} holds {other}, which the book build did not write; it empties that "
-                         "folder on every build, so move your files out (or give another --build-dir)")
+                         "folder on every build, so move your files out (or give another --build-dir; a folder an older "
+                         "version of the build left unmarked can simply be deleted)")
     return folder

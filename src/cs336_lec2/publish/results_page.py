@@ -289,8 +289,11 @@ def fill_results_page(page: Path, records_dir: Path, lang: str, extra: Path | No
     if MARKER not in text:
         raise ValueError(f"{page.name}: the results page must contain the line {MARKER}")
     records = load_records(records_dir)
-    if extra is not None:
-        records.append((f"{extra.parent.name} (this build)", load_record(extra)))
+    run = load_record(extra) if extra is not None else None
+    # a run already committed to book/results (how_to_run, step 5) is shown once, not twice
+    if extra is not None and not any(record == run for _, record in records):
+        label = f"{extra.parent.name} (this build)" if lang == "en" else f"{extra.parent.name}（本次构建）"
+        records.append((label, run))
     plot_name = "results_mfu.png"
     has_plot = plot_mfu(records, page.parent / plot_name, lang)
     page.write_text(text.replace(MARKER, render_markdown(records, lang, plot_name if has_plot else None)),
