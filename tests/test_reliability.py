@@ -488,5 +488,5 @@ def test_a_build_folder_an_earlier_version_left_is_still_the_builds(tmp_path):
     mine = tmp_path / "mine"
     mine.mkdir()
     (mine / "notes.md").write_text("mine")
-    with pytest.raises(ValueError, match="notes.md"):
+    with pytest.raises(ValueError, match=r"notes\.md"):
         check_owned(mine)

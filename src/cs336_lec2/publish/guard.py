@@ -130,6 +130,6 @@ def check_owned(folder: Path, name: str = "build_dir", marker: str = BUILD_MARKE
         (folder / sign).is_file() for sign in EARLIER_BUILD_SIGNS))
     if folder.is_dir() and not owned and (other := _first_entry(folder)) is not None:
         raise ValueError(f"{name}: {folder} holds {other}, which the book build did not write; it empties that "
-                         "folder on every build, so move your files out (or give another --build-dir; a folder an older "
-                         "version of the build left unmarked can simply be deleted)")
+                         "folder on every build, so move your files out (or give another --build-dir; a "
+                         "folder an older version of the build left unmarked can simply be deleted)")
     return folder
