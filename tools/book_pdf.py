@@ -89,7 +89,7 @@ def write_pdf(html_dir: Path, lang: str, out: Path) -> Path:
     """Print the ``lang`` edition under ``html_dir`` to ``out`` with Chromium; return ``out``."""
     from playwright.sync_api import sync_playwright
 
-    lang_dir = html_dir / lang
+    lang_dir = Path(html_dir).resolve() / lang
     source = lang_dir / "print.html"
     source.write_text(print_page(lang_dir, lang), encoding="utf-8")
     out.parent.mkdir(parents=True, exist_ok=True)
