@@ -171,6 +171,8 @@ def test_code_cells_fit_the_column_at_1400px(visits, lang):
     assert total > 10 * len(CHAPTERS)
     assert not short_but_wide, f"cells of <= {MAX_CODE_LINE} characters a line do not fit: {short_but_wide}"
     assert len(wide) <= ALLOWED_WIDE_CODE_CELLS, f"{len(wide)} code cells scroll at 1400 px:\n" + "\n".join(wide)
+    # issue 27: printed tables are HTML tables, printed lines fit the column, listings wrap (cs336.css)
+    assert wide_outputs == 0, f"{wide_outputs} output blocks scroll sideways at 1400 px"
 
 
 @pytest.mark.slow
