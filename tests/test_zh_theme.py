@@ -121,16 +121,11 @@ def test_the_results_page_labels_speak_chinese_and_keep_numbers_and_identifiers(
 
 
 @pytest.mark.parametrize("lang", ["en", "zh"])
-def test_results_tables_fit_a_phone(built_book, lang):
+def test_results_tables_fit_a_phone(built_book, chromium, lang):
     """Issue 27 §7: at 400 px no machine column of the results page lies off-screen."""
-    playwright = pytest.importorskip("playwright.sync_api")
-    if not Path("/usr/bin/chromium").exists():
-        pytest.skip("no Chromium at /usr/bin/chromium")
-    with playwright.sync_playwright() as p:
-        browser = p.chromium.launch(executable_path="/usr/bin/chromium")
-        page = browser.new_page(viewport={"width": 400, "height": 800})
-        page.goto((built_book / lang / "book" / "results.html").as_uri())
-        overflow = page.evaluate("""() => [...document.querySelectorAll('article table')].map(
-            (t) => Math.round(t.getBoundingClientRect().right - window.innerWidth))""")
-        browser.close()
+    page = chromium.new_page(viewport={"width": 400, "height": 800})  # the test run's one browser (conftest)
+    page.goto((built_book / lang / "book" / "results.html").as_uri())
+    overflow = page.evaluate("""() => [...document.querySelectorAll('article table')].map(
+        (t) => Math.round(t.getBoundingClientRect().right - window.innerWidth))""")
+    page.close()
     assert overflow and max(overflow) <= 0, overflow

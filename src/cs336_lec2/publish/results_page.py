@@ -56,6 +56,8 @@ _ZH_LABEL = (
     (r"saved activations of one block", "一个块保存的激活值"),
     (r"Cruncher train step on the device", "Cruncher 在设备上的一个训练步"),
     (r"Transformer training step", "Transformer 的一个训练步"),
+    (r"Transformer full training step", "Transformer 完整的一个训练步"),
+    (r"^ablation: ", "消融实验："),
     (r"\b(AdamW|AdaGrad) step\b", r"\1 的一步"),
     (r"checkpoint file", "检查点文件"),
     (r"host-to-device copy", "主机到设备的复制"),
