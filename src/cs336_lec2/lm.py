@@ -332,10 +332,10 @@ class TransformerLM(nn.Module):
         if idx.dtype not in (torch.int64, torch.int32) or idx.dim() != 2:
             raise ValueError(f"idx must be an int64/int32 tensor of shape (B, T), got {idx.dtype} {tuple(idx.shape)}")
         t = idx.shape[1]
-        if not 1 <= t <= self.config.context_length:
-            limit = self.config.context_length
+        if not 1 <= t <= (limit := self.config.context_length):
             raise ValueError(f"idx has sequence length {t}; it must be in 1..context_length={limit}")
-        check_token_ids("idx", idx, self.config.vocab_size)
+        if idx.device.type == "cpu":  # on a GPU min()/max() would wait for the device on every step
+            check_token_ids("idx", idx, self.config.vocab_size)
         x = self.token_embedding(idx)
         if self.position_embedding is not None:
             x = x + self.position_embedding(torch.arange(t, device=idx.device))
