@@ -113,31 +113,31 @@ def test_results_page_renders_any_record(tmp_path):
     assert "## 矩阵乘法" in zh and "bf16：稠密峰值" in zh and "## 计时" in zh
 
 
-def test_results_page_shows_the_run_a_book_is_built_from(tmp_path):
-    (tmp_path / "committed").mkdir()
+def _results_built_from_a_run(tmp_path, lang: str, *, committed: bool) -> str:
+    """The results page of a book built ``--from`` a run of ``RECORD``; ``committed``: that record is also
+    in ``book/results`` (how_to_run, step 5)."""
+    (tmp_path / "committed").mkdir(exist_ok=True)
+    if committed:
+        (tmp_path / "committed" / "h100.json").write_text(json.dumps(RECORD))
     run = tmp_path / "h100-run"
-    run.mkdir()
+    run.mkdir(exist_ok=True)
     (run / "run-record.json").write_text(json.dumps(RECORD))
     page = tmp_path / "results.md"
     page.write_text(MARKER)
-    fill_results_page(page, tmp_path / "committed", "en", extra=run / "run-record.json")
-    assert r"|  | H100 80GB HBM3 \(h100\-run \(this build\)\) |" in page.read_text()
-    page.write_text(MARKER)
-    fill_results_page(page, tmp_path / "committed", "zh", extra=run / "run-record.json")
-    assert "本次构建" in page.read_text() and "this build" not in page.read_text()
+    fill_results_page(page, tmp_path / "committed", lang, extra=run / "run-record.json")
+    return page.read_text()
+
+
+def test_results_page_shows_the_run_a_book_is_built_from(tmp_path):
+    en = _results_built_from_a_run(tmp_path, "en", committed=False)
+    assert r"|  | H100 80GB HBM3 \(h100\-run \(this build\)\) |" in en
+    zh = _results_built_from_a_run(tmp_path, "zh", committed=False)
+    assert "本次构建" in zh and "this build" not in zh
 
 
 def test_a_run_already_committed_is_shown_once(tmp_path):
     # how_to_run: step 4 builds --from the run, step 5 commits its record; the next build shows it once
-    (tmp_path / "committed").mkdir()
-    (tmp_path / "committed" / "h100.json").write_text(json.dumps(RECORD))
-    run = tmp_path / "h100-run"
-    run.mkdir()
-    (run / "run-record.json").write_text(json.dumps(RECORD))
-    page = tmp_path / "results.md"
-    page.write_text(MARKER)
-    fill_results_page(page, tmp_path / "committed", "en", extra=run / "run-record.json")
-    text = page.read_text()
+    text = _results_built_from_a_run(tmp_path, "en", committed=True)
     assert "h100-run" not in text and "|  | H100 80GB HBM3 |\n" in text
 
 
