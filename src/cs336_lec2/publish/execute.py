@@ -30,6 +30,7 @@ from .. import __version__
 from ..device import DEVICE_CHOICES
 from ..presets import PRESET_CHOICES
 from ..results import CHAPTER_ENV, RESULTS_ENV, read_published
+from .engine import describe_failure, run_notebook
 from .guard import (
     Terminated,
     claim_folder,
@@ -149,40 +150,6 @@ def strip_papermill_metadata(nb: nbformat.NotebookNode) -> nbformat.NotebookNode
     return nb
 
 
-def _failed_cell(notebook: Path) -> str:
-    """``cell [N] (first line)`` for the last cell that started executing in a partial notebook, else ``a cell``."""
-    try:
-        nb = nbformat.read(notebook, as_version=4)
-    except (OSError, ValueError):
-        return "a cell"
-    code = [c for c in nb.cells if c.cell_type == "code"]
-    # papermill stamps a cell's start time as it begins; its execution count may not be saved yet
-    started = [i for i, c in enumerate(code)
-               if c.get("execution_count") is not None or c.metadata.get("papermill", {}).get("start_time")]
-    if not started:
-        return "a cell"
-    number = started[-1] + 1  # a top-to-bottom run numbers the code cells 1, 2, 3, ...
-    first = next((line.strip() for line in code[started[-1]].source.splitlines() if line.strip()), "")
-    return f"cell [{number}] ({first[:60]})" if first else f"cell [{number}]"
-
-
-def _describe_failure(err: BaseException, notebook: Path | None = None, timeout: float | None = None) -> str:
-    """One line naming the cell and the error (papermill's error carries both; timeouts and dead kernels do not)."""
-    from nbclient.exceptions import CellTimeoutError, DeadKernelError
-
-    if isinstance(err, CellTimeoutError):
-        where = _failed_cell(notebook) if notebook is not None else "a cell"
-        return f"{where} ran past the {timeout:g} s limit of --timeout and was stopped"
-    if isinstance(err, DeadKernelError):
-        where = _failed_cell(notebook) if notebook is not None else "a cell"
-        return f"the kernel died while running {where} (out of memory, or a crash in native code)"
-    ename = getattr(err, "ename", type(err).__name__)
-    evalue = getattr(err, "evalue", str(err))
-    cell = getattr(err, "exec_count", None)
-    where = f"cell [{cell}]" if cell is not None else "a cell"
-    return f"{where} raised {ename}: {str(evalue).strip().splitlines()[0] if str(evalue).strip() else ''}"
-
-
 def check_output_dir(path: str | os.PathLike[str], name: str = "output") -> Path:
     """``path`` as a folder that exists (created if needed) and is writable, else a ``ValueError`` naming ``name``.
 
@@ -274,7 +241,6 @@ def _run_chapters(paths: list[Path], notebooks_dir: Path, out_dir: Path, record:
                   parameters: dict[str, str], *, hide_gpu: bool, in_place: bool, progress: bool,
                   timeout: float, log: Callable[[str], None] | None) -> None:
     """Run each chapter into a scratch file and keep it (or not); fill ``record``'s chapters and measurements."""
-    import papermill
     from tqdm.auto import tqdm
 
     log_path = out_dir / LOG_NAME
@@ -304,15 +270,15 @@ def _run_chapters(paths: list[Path], notebooks_dir: Path, out_dir: Path, record:
                     env["CUDA_VISIBLE_DEVICES"] = ""
                 try:
                     with environment(**env):
-                        papermill.execute_notebook(
-                            str(path), str(scratch), parameters=parameters, kernel_name="python3",
+                        run_notebook(
+                            path, scratch, parameters=parameters, kernel_name="python3",
                             cwd=str(notebooks_dir), progress_bar=progress, execution_timeout=timeout,
                             # ipykernel warns on every start that its local TCP socket is unencrypted, and
                             # logs a traceback when an interrupt closes its sockets: neither helps a reader.
                             extra_arguments=["--IPKernelApp.log_level=CRITICAL"],
                         )
                 except Exception as err:  # a failing chapter is reported; the others still run
-                    error = _describe_failure(err, scratch, timeout)
+                    error = describe_failure(err, scratch, timeout)
                 seconds = time.perf_counter() - start
                 if scratch.exists():
                     try:
