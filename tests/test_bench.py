@@ -53,3 +53,8 @@ def test_make_bench_runs_the_tool_with_a_revision():
     makefile = (ROOT / "Makefile").read_text()
     assert "bench: $(STAMP)" in makefile and "tools/bench.py $(REV)" in makefile
     assert 'test -n "$(REV)"' in makefile
+
+
+def test_own_work_names_the_slowest_chapter_less_kernel_and_imports():
+    line = bench.own_work_line({"01_napkin_math": 5.0, "14_sharding": 12.5}, 0.5, 2.0)
+    assert line.endswith("at most 10.0 s (14_sharding)") and "kernel start 0.5 s and imports 2.0 s" in line

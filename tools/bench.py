@@ -88,6 +88,14 @@ def format_table(rows: list[tuple[str, float | None, float | None]], this: str, 
     return "\n".join(lines)
 
 
+def own_work_line(seconds: dict[str, float], kernel: float, imports: float) -> str:
+    """The slowest chapter's own work: its execute seconds less a bare kernel's start and the common imports."""
+    name = max(seconds, key=seconds.get)
+    own = seconds[name] - kernel - imports
+    return (f"own work (this checkout; less kernel start {kernel:.1f} s and imports {imports:.1f} s): "
+            f"at most {own:.1f} s ({name})")
+
+
 def _children_cpu() -> float:
     usage = resource.getrusage(resource.RUSAGE_CHILDREN)
     return usage.ru_utime + usage.ru_stime
@@ -204,11 +212,15 @@ def main(argv: list[str] | None = None) -> int:
             other = Side("rev", other_tree, work)
             sides = (this, other)
             if "chapters" not in args.skip:
-                ran = [side.chapters(args.chapters) for side in sides]
+                ran, cpu = [], []
+                for side in sides:
+                    ran.append(side.chapters(args.chapters))
+                    cpu.append(side.cpu)
                 for name in sorted(set(ran[0]) | set(ran[1])):
                     rows.append((name, ran[0].get(name), ran[1].get(name)))
                 both = set(ran[0]) & set(ran[1])
                 rows.append(("chapters, total (both sides ran)", *(sum(r[n] for n in both) for r in ran)))
+                rows.append(("  CPU (user + system)", *cpu))
             if "imports" not in args.skip:
                 kernels = [side.kernel() for side in sides]
                 rows.append(("bare kernel start", kernels[0][0], kernels[1][0]))
@@ -230,6 +242,8 @@ def main(argv: list[str] | None = None) -> int:
     print(f"this checkout vs {args.rev} ({commit[:10]}), {os.cpu_count()} CPUs, load {load}; "
           "seconds (wall unless CPU):")
     print(format_table(rows, "this", args.rev[:12]))
+    if "chapters" not in args.skip and "imports" not in args.skip:
+        print(own_work_line(ran[0], *kernels[0]))
     if args.json:
         args.json.write_text(json.dumps({"rev": commit, "rows": rows}, indent=1), encoding="utf-8")
     return 0
