@@ -180,3 +180,19 @@ def test_a_rebuild_shows_a_changed_cell_and_title_and_skips_sphinx_when_nothing_
     assert "A changed cell." in page.read_text(encoding="utf-8")
     other = (html / "en" / "notebooks" / f"{chapters[0]}.html").read_text(encoding="utf-8")
     assert "Floats, renamed for the test" in other  # the navigation of a page that did not change
+    # A script edited alone (no page changed): Sphinx 7.4 would keep the old copy; the rebuild serves the new one.
+    script = root / "book" / "_static" / "calculator" / "formulas.js"
+    script.write_text(script.read_text(encoding="utf-8") + "\n// edited for the test\n", encoding="utf-8")
+    book.build_book(root, build_dir=build, languages=("en",), strict=True)
+    served = html / "en" / "_static" / "calculator" / "formulas.js"
+    assert served.read_text(encoding="utf-8").endswith("// edited for the test\n")
+
+
+def test_refresh_static_copies_what_is_missing_or_differs_and_nothing_else(tmp_path):
+    static = _tree(tmp_path / "static", {"a.js": "new", "sub/b.css": "same", "c.js": "added"})
+    built = _tree(tmp_path / "html_static", {"a.js": "old", "sub/b.css": "same", "theme.css": "sphinx's"})
+    kept = (built / "sub" / "b.css").stat().st_mtime_ns
+    assert cache.refresh_static(static, built) == 2
+    assert (built / "a.js").read_text() == "new" and (built / "c.js").read_text() == "added"
+    assert (built / "sub" / "b.css").stat().st_mtime_ns == kept and (built / "theme.css").read_text() == "sphinx's"
+    assert cache.refresh_static(static, built) == 0 and cache.refresh_static(tmp_path / "none", built) == 0

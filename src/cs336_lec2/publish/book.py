@@ -26,7 +26,18 @@ import yaml
 
 from ..checks import printable
 from . import landing, pages
-from .cache import STAMP, built, needs_fresh_env, restage, stage_inputs, start_build, sync_tree, up_to_date, wait_build
+from .cache import (
+    STAMP,
+    built,
+    needs_fresh_env,
+    refresh_static,
+    restage,
+    stage_inputs,
+    start_build,
+    sync_tree,
+    up_to_date,
+    wait_build,
+)
 from .cells import PROMPTS, edition_notebook
 from .execute import RECORD_NAME
 from .guard import BUILD_MARKER, check_owned, fresh_folder
@@ -324,6 +335,7 @@ def build_book(
             raise BookBuildError(f"the {code} edition failed to build (exit {returncode}):\n{log[-6000:]}")
         out = build / "sphinx" / code
         built(out, strict)
+        refresh_static(build / "stage" / code / "book" / "_static", out / "_build" / "html" / "_static")
         target = check_owned(html / code)  # checked before building too: nothing of a user's is removed
         sync_tree(out / "_build" / "html", target, keep=(STAMP, BUILD_MARKER))
         (target / BUILD_MARKER).write_text("made by cs336-lec2 book; emptied on the next build\n", encoding="utf-8")

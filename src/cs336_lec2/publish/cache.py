@@ -134,6 +134,24 @@ def sync_tree(source: Path, target: Path, keep: Iterable[str] = (STAMP,)) -> int
     return changed
 
 
+def refresh_static(static: Path, html_static: Path) -> int:
+    """Copy into an edition's built ``html_static`` each file of ``static`` that is missing there or differs.
+
+    Sphinx 7.4 copies the static files only when some page is rebuilt, and never over an existing file
+    (it logs "Aborted attempted copy"), so an edited script would be served stale by a rebuild.
+    Returns how many files were copied.
+    """
+    copied = 0
+    for src in sorted(static.rglob("*")) if static.is_dir() else ():
+        dst = html_static / src.relative_to(static)
+        if src.is_file() and not (dst.is_file() and dst.stat().st_size == src.stat().st_size
+                                  and dst.read_bytes() == src.read_bytes()):
+            dst.parent.mkdir(parents=True, exist_ok=True)
+            shutil.copyfile(src, dst)
+            copied += 1
+    return copied
+
+
 def stage_inputs(root: Path, lang: str, notebooks_from: Path | None) -> str:
     """The digest of everything the staging of edition ``lang`` reads (and of this package's code)."""
     book = root / "book"
