@@ -21,11 +21,12 @@ holds the published nccl-tests points the model is tested against.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 
 from ..checks import check_choice, check_int, check_positive_real, check_real
 from . import COLLECTIVES, STAGES, ring_bytes
 from .nccl import ALGORITHMS, algorithm_seconds, fastest
+from .nccl import page_table as nccl_table
 
 # NVIDIA H100 datasheet (https://www.nvidia.com/en-us/data-center/h100/): H100 SXM, NVLink 900 GB/s per
 # GPU, both directions together. A ring sends one way on each link, so the figure that bounds it is half.
@@ -161,7 +162,7 @@ def collective_seconds(
     ``first_bucket_bytes`` (DDP: 1 MiB) when given, then full buckets, then the remainder.
     """
     check_choice("collective", collective, COLLECTIVES)
-    payload = check_real("payload_bytes", payload_bytes, minimum=0)
+    payload = float(check_real("payload_bytes", payload_bytes, minimum=0))  # as the page's JavaScript does
     n, nodes = _check_world(world_size, cluster)
 
     def call(size: float) -> float:
@@ -240,3 +241,9 @@ def breakeven_tokens(seconds: float, num_params: int, peak_flops: float, *, flop
     psi = check_int("num_params", num_params, minimum=1, max_bits=512)
     return seconds * check_positive_real("peak_flops", peak_flops) / (
         check_positive_real("flops_per_param", flops_per_param) * psi)
+
+
+def page_table() -> dict:
+    """The calculator page's cluster tables: the nodes, DDP's buckets and NCCL's algorithm table."""
+    return {"clusters": {key: {"name": name, **asdict(cluster)} for key, (name, cluster) in CLUSTERS.items()},
+            "ddp_bucket_bytes": DDP_BUCKET_BYTES, "ddp_first_bucket_bytes": DDP_FIRST_BUCKET_BYTES, **nccl_table()}

@@ -25,7 +25,7 @@ against the published nccl-tests points in :data:`NCCL_TESTS`.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 
 US = 1e-6
 # tuning.cc llMaxBws (Hopper in a node; Intel CPUs on 2 and on more nodes), bus bytes/s.
@@ -93,6 +93,12 @@ def fastest(collective: str, payload: float, n: int, nodes: int, cluster) -> tup
         return 0.0, "none"
     times = ((algorithm_seconds(a, collective, payload, n, nodes, cluster), a.name) for a in ALGORITHMS)
     return min((t, name) for t, name in times if t is not None)
+
+
+def page_table() -> dict:
+    """The table for the calculator's page (its JavaScript copy of :func:`algorithm_seconds` reads it)."""
+    return {"nccl_algorithms": [asdict(a) for a in ALGORITHMS], "nccl_ll_max_bus": list(LL_MAX_BUS),
+            "nccl_ring_plateau": RING_PLATEAU}
 
 
 # Published nccl-tests all_reduce_perf / all_gather_perf / reduce_scatter_perf bus bandwidths (GB/s):
