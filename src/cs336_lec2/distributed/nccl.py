@@ -17,9 +17,9 @@ SHARP: the NVSwitch reduces), read from github.com/NVIDIA/nccl ``src/graph/tunin
 
 Left out: NVLS-tree and CollNet (switch reductions across nodes), NCCL's per-size channel count
 and tree correction factors, NVLS for reduce-scatter / all-gather (measured at ring speed on 8×H200
-with NCCL 2.27.7: stas00/ml-engineering ``network/README.md``, section SHARP). The one fitted
-number is each link's achievable bus bandwidth (:mod:`~cs336_lec2.distributed.cluster`), held
-against the published nccl-tests points in :data:`NCCL_TESTS`.
+with NCCL 2.27.7: stas00/ml-engineering ``network/README.md``, section SHARP). The links' rates
+(:mod:`~cs336_lec2.distributed.cluster`: NCCL's own NVLink figure, its maintainers' NIC and NVLS
+figures) are held against the published nccl-tests points in :data:`NCCL_TESTS`.
 """
 
 from __future__ import annotations
