@@ -241,7 +241,8 @@ def test_each_card_communicates_over_its_own_node():
     assert seconds["h100-pcie"] is None and seconds["rtx-4090"] is None  # no DGX node for these cards
     inside = {gpu: calculate({**one_call, "num_gpus": 8, "gpu": gpu})["communication"]["seconds_per_step"]
               for gpu in ("h100-sxm", "b200")}
-    assert inside["b200"] < 0.51 * inside["h100-sxm"]  # NVLink 5 doubles NVLink 4 inside a node
+    # inside a node the all-reduce runs NVLS: 845.67 GB/s busbw measured on 8 B200s, ~480 on 8 H100s
+    assert 0.55 < inside["b200"] / inside["h100-sxm"] < 480 / 845.67 * 1.01
 
 
 def test_fsdp_memory_is_near_deepspeeds_estimate():

@@ -1,4 +1,4 @@
-"""Tests of cs336_lec2.distributed.cluster: the node-egress bandwidth, NCCL's latency model, HSDP, break-even."""
+"""Tests of cs336_lec2.distributed.cluster and .nccl: links, NCCL's algorithms, nccl-tests, HSDP, break-even."""
 
 from __future__ import annotations
 
@@ -9,22 +9,25 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from cs336_lec2.distributed import cluster as C
-from cs336_lec2.distributed import ring_bytes, step_communication
+from cs336_lec2.distributed import nccl, ring_bytes, step_communication
 
-NO_LATENCY = C.Cluster(base_latency=0, nvlink_step=0, net_step=0)
+# The datasheet's links, rings only, no latency: the bandwidth formulas of the ZeRO paper on DGX H100.
+NO_LATENCY = C.Cluster(nvlink=450e9, nic=50e9, nvls=0, latency=0)
 PSI = 7_500_000_000  # the ZeRO paper's figure-1 model
 
 
 def test_sourced_constants() -> None:
     assert C.NVLINK_H100_SXM == 450e9  # half of the datasheet's 900 GB/s (both directions)
     assert C.CONNECTX7_NDR == 50e9  # 400 Gb/s
-    assert C.H100_CLUSTER.node_egress == 400e9  # 8 NICs per DGX H100
-    assert C.DDP_BUCKET_BYTES == 26_214_400
+    assert C.H100_CLUSTER.nvlink == 370.8e9  # NCCL topo.h: 20.6 GB/s x 18 NVLink 4 links
+    assert C.H100_CLUSTER.node_egress == 8 * 47e9  # 8 NICs per DGX H100, 46-48 GB/s each (nccl-tests #290)
+    assert C.DDP_BUCKET_BYTES == 26_214_400 and C.DDP_FIRST_BUCKET_BYTES == 1_048_576  # reducer.hpp
 
 
 def test_crossing_nodes_costs_the_node_egress_not_one_nic() -> None:
     # issue 23 item 1: 64 GPUs in 8 nodes move each rank's ring bytes at 8 x 50 GB/s, not 50 GB/s.
-    assert C.ring_bandwidth(8) == 450e9 and C.ring_bandwidth(64) == 400e9
+    assert C.ring_bandwidth(8, NO_LATENCY) == 450e9 and C.ring_bandwidth(64, NO_LATENCY) == 400e9
+    assert C.ring_bandwidth(64) == C.ring_bandwidth(8) == 370.8e9  # as NCCL achieves them: NVLink binds
     seconds = C.step_seconds("zero3", PSI, 64, NO_LATENCY)
     assert math.isclose(seconds, 3 * 63 / 64 * 2 * PSI / (8 * 50e9))
     assert round(seconds, 2) == 0.11  # exercise 2, the issue's figure
@@ -50,28 +53,90 @@ def test_ring_latency_is_nccls_model() -> None:
     c = C.H100_CLUSTER
     assert C.ring_latency("all_reduce", 1, c) == 0
     assert math.isclose(C.ring_latency("all_reduce", 8, c), 8.4e-6 + 14 * 3.4e-6)
-    # 16 ranks in 2 nodes: 30 steps, 2 of them across the network
-    assert math.isclose(C.ring_latency("all_reduce", 16, c), 8.4e-6 + 28 * 3.4e-6 + 2 * 14e-6)
+    # 16 ranks in 2 nodes: 30 steps, 2 * nodes = 4 of them across the network (NCCL 2.20.3), x1.4 plateau
+    assert math.isclose(C.ring_latency("all_reduce", 16, c), 1.4 * (8.4e-6 + 26 * 3.4e-6 + 4 * 14e-6))
     assert math.isclose(C.ring_latency("all_gather", 16, c), 8.4e-6 + 14 * 3.4e-6 + 1 * 14e-6)
 
 
-@given(st.integers(min_value=0, max_value=10**12), st.sampled_from([1, 2, 8, 16, 64, 1024]),
-       st.sampled_from(["all_reduce", "all_gather", "reduce_scatter"]))
-def test_collective_seconds_is_alpha_plus_beta(payload: int, n: int, kind: str) -> None:
-    bucketed = C.collective_seconds(kind, payload, n, bucket_bytes=C.DDP_BUCKET_BYTES)
-    calls = max(1, math.ceil(payload / C.DDP_BUCKET_BYTES))
-    beta = ring_bytes(kind, payload, n) / C.ring_bandwidth(n)
-    assert math.isclose(bucketed, calls * C.ring_latency(kind, n) + beta, rel_tol=1e-12, abs_tol=1e-15)
-    assert C.collective_seconds(kind, payload, n) <= bucketed
-    assert math.isclose(C.collective_seconds(kind, payload, n, NO_LATENCY), beta, rel_tol=1e-12, abs_tol=1e-15)
+@given(st.integers(min_value=0, max_value=10**12), st.integers(min_value=0, max_value=10**12),
+       st.sampled_from([1, 2, 8, 16, 64, 1024]), st.sampled_from(["all_reduce", "all_gather", "reduce_scatter"]),
+       st.sampled_from(["h100-sxm", "a100-sxm-80gb", "b200"]))
+def test_nccls_choice_is_the_fastest_and_grows_with_the_payload(payload: int, more: int, n: int, kind: str,
+                                                                 card: str) -> None:
+    cluster = C.CLUSTERS[card][1]
+    seconds, name = C.fastest_algorithm(kind, payload, n, cluster)
+    ring = C.ring_latency(kind, n, cluster) + ring_bytes(kind, payload, n) / C.ring_bandwidth(n, cluster)
+    assert seconds <= ring * (1 + 1e-12)  # never slower than the ring/Simple alone
+    assert C.fastest_algorithm(kind, payload + more, n, cluster)[0] >= seconds  # monotone in the payload
+    assert (name == "none") == (n == 1)
+    if kind != "all_reduce":
+        assert name.startswith("ring") or n == 1  # tree and NVLS are all-reduce algorithms
+    # in buckets: each call pays its own latency, so never faster than one call
+    bucketed = C.collective_seconds(kind, payload, n, cluster, bucket_bytes=C.DDP_BUCKET_BYTES,
+                                    first_bucket_bytes=C.DDP_FIRST_BUCKET_BYTES)
+    assert bucketed >= seconds * (1 - 1e-12)
+    # without latency or NVLS, a ring at full bus bandwidth is all there is (tree: 0.46 of it)
+    flat = C.Cluster(nvlink=cluster.nvlink, nic=cluster.nic, nvls=0, latency=0)
+    assert math.isclose(C.collective_seconds(kind, payload, n, flat), ring_bytes(kind, payload, n)
+                        / C.ring_bandwidth(n, flat), rel_tol=1e-12, abs_tol=1e-15)
+
+
+def test_ddp_buckets_first_one_mib_then_25_mib() -> None:
+    grads = 2 * 125_000_000  # bf16 gradients of a 125M-parameter model
+    full, last = divmod(grads - 2**20, 25 * 2**20)
+    assert (full, last) == (9, 13_021_824)
+
+    def call(size: float) -> float:
+        return C.fastest_algorithm("all_reduce", size, 64)[0]
+
+    expected = full * call(25 * 2**20) + call(last) + call(2**20)
+    got = C.collective_seconds("all_reduce", grads, 64, bucket_bytes=C.DDP_BUCKET_BYTES,
+                               first_bucket_bytes=C.DDP_FIRST_BUCKET_BYTES)
+    assert math.isclose(got, expected, rel_tol=1e-12)
+    assert got > C.collective_seconds("all_reduce", grads, 64, bucket_bytes=C.DDP_BUCKET_BYTES)  # one call more
+
+
+def test_which_algorithm_wins_where() -> None:
+    # one DGX H100: LL rings for small calls, NVLink SHARP from about a megabyte; the ring for all-gather
+    assert C.fastest_algorithm("all_reduce", 64 * 2**10, 8)[1] == "ring/LL"
+    assert C.fastest_algorithm("all_reduce", 25 * 2**20, 8)[1] == "nvls/Simple"
+    assert C.fastest_algorithm("all_gather", 25 * 2**20, 8)[1] == "ring/Simple"
+    # across nodes: the tree's log2(nodes) latency beats the ring's 2(N-1) steps for a DDP bucket ...
+    assert C.fastest_algorithm("all_reduce", 25 * 2**20, 1024)[1].startswith("tree")
+    # ... the ring's bandwidth wins for a whole model's gradients
+    assert C.fastest_algorithm("all_reduce", 2 * PSI, 64)[1] == "ring/Simple"
+    assert C.fastest_algorithm("all_reduce", 10**6, 8, C.A100_CLUSTER)[1] != "nvls/Simple"  # no NVLS on A100
+    # the issue's 9.7 ms a bucket at 1,024 GPUs was the ring's latency; NCCL's tree pays under 0.4 ms
+    assert C.ring_latency("all_reduce", 1024) > 9.7e-3 and C.fastest_algorithm("all_reduce", 25 * 2**20, 1024)[0] < 4e-4
+
+
+@pytest.mark.parametrize("point", nccl.NCCL_TESTS, ids=lambda p: f"{p[0]}-{p[1]}-{p[2]}-{p[3]}-{p[4]}")
+def test_model_reproduces_published_nccl_tests(point) -> None:
+    # Every published point within a factor 1.55, and within 10 % from 256 MiB up, where latency is noise.
+    # (NCCL runs fewer channels on mid-size calls; an alpha-beta model is optimistic there, 2-64 MiB.)
+    _, card, n, kind, payload, busbw, algorithm = point
+    model = C.bus_bandwidth(kind, payload, n, C.CLUSTERS[card][1], algorithm=algorithm) / 1e9
+    assert 1 / 1.55 <= model / busbw <= 1.55
+    if payload >= 2**28:
+        assert abs(model / busbw - 1) <= 0.10
+
+
+def test_the_datasheet_ring_model_misses_the_measured_rings() -> None:
+    # The model before issue 29: rings only, the datasheet's 450 GB/s. nccl-tests' rings on 8 H200s (S2)
+    # reach 361-367 GB/s: the datasheet is 23-25 % optimistic, outside the 10 % the model above meets.
+    rings = [p for p in nccl.NCCL_TESTS if p[6] == "ring" or p[3] != "all_reduce"]
+    assert len(rings) == 3
+    for _, _, n, kind, payload, busbw, _ in rings:
+        old = C.bus_bandwidth(kind, payload, n, C.H100_DATASHEET, algorithm="ring") / 1e9
+        assert old / busbw > 1.2
 
 
 @given(st.integers(min_value=1, max_value=10**12), st.sampled_from([2, 8, 16, 64, 512]))
 def test_step_seconds_carries_step_communication(psi: int, n: int) -> None:
     for stage in ("dp", "zero3"):
         bytes_sent = step_communication(psi, n, stage)
-        assert math.isclose(C.step_seconds(stage, psi, n, NO_LATENCY), bytes_sent / C.ring_bandwidth(n),
-                            rel_tol=1e-12)
+        assert math.isclose(C.step_seconds(stage, psi, n, NO_LATENCY),
+                            bytes_sent / C.ring_bandwidth(n, NO_LATENCY), rel_tol=1e-12)
 
 
 def test_hsdp_shards_inside_and_replicates_across() -> None:
@@ -82,11 +147,11 @@ def test_hsdp_shards_inside_and_replicates_across() -> None:
 
 
 def test_small_models_are_latency_bound_on_many_gpus() -> None:
-    grads = 2 * 125_000_000  # bf16 gradients of a 125M-parameter model: 10 buckets
-    assert math.ceil(grads / C.DDP_BUCKET_BYTES) == 10
-    alpha_beta = C.collective_seconds("all_reduce", grads, 64, bucket_bytes=C.DDP_BUCKET_BYTES)
-    beta = C.collective_seconds("all_reduce", grads, 64, NO_LATENCY)
-    assert alpha_beta > 4 * beta
+    grads = 2 * 125_000_000  # bf16 gradients of a 125M-parameter model: 11 buckets
+    alpha_beta = C.collective_seconds("all_reduce", grads, 1024, bucket_bytes=C.DDP_BUCKET_BYTES,
+                                      first_bucket_bytes=C.DDP_FIRST_BUCKET_BYTES)
+    beta = C.collective_seconds("all_reduce", grads, 1024, C.Cluster(nvls=0, latency=0))
+    assert alpha_beta > 1.5 * beta
 
 
 @pytest.mark.parametrize(
@@ -100,7 +165,12 @@ def test_small_models_are_latency_bound_on_many_gpus() -> None:
         (lambda: C.collective_seconds("all_reduce", 10, 8, "h100"), "cluster must be a Cluster"),
         (lambda: C.Cluster(nvlink=-1), "nvlink"),
         (lambda: C.Cluster(gpus_per_node=0), "gpus_per_node"),
-        (lambda: C.Cluster(net_step=float("inf")), "net_step"),
+        (lambda: C.Cluster(latency=float("inf")), "latency"),
+        (lambda: C.Cluster(nvls=-1.0), "nvls"),
+        (lambda: C.fastest_algorithm("all_reduce", -1, 8), "payload_bytes"),
+        (lambda: C.fastest_algorithm("all_reduce", 1, 12), "world_size"),
+        (lambda: C.bus_bandwidth("all_reduce", 1, 8, algorithm="tree"), "algorithm"),
+        (lambda: C.collective_seconds("all_reduce", 10, 8, bucket_bytes=4, first_bucket_bytes=0), "first_bucket"),
         (lambda: C.step_seconds("zero4", 10, 8), "stage"),
         (lambda: C.hsdp_step_seconds(2**1100, 8), "num_params"),
         (lambda: C.breakeven_tokens(-1.0, 10, 1e15), "seconds"),

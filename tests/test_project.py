@@ -77,7 +77,7 @@ TESTED_BY = {"publish.sphinx_ext": "test_book", "publish.results_page": "test_bo
              "publish.pages": "test_book", "publish.zh_search": "test_book",
              "hardware.accelerators": "test_hardware", "hardware.cpus": "test_cpus",
              "distributed.worker": "test_distributed_worker", "distributed.launcher": "test_distributed_launcher",
-             "distributed.cluster": "test_distributed_cluster"}
+             "distributed.cluster": "test_distributed_cluster", "distributed.nccl": "test_distributed_cluster"}
 
 
 @pytest.mark.parametrize("path", MODULES, ids=[_dotted(p) for p in MODULES])

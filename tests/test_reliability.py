@@ -374,7 +374,7 @@ def _issue_examples():
         (lambda: lm.rotary_tables(8, 3), ValueError, "head_dim"),
         (lambda: hardware.cpu_peak_estimate(flags="avx2 fma", threads=2, clock_hz=True), TypeError, "clock_hz"),
         (lambda: device.autocast_dtype("cuda", (True, 0)), ValueError, "capability"),
-        (lambda: cluster.Cluster(base_latency=False), TypeError, "base_latency"),
+        (lambda: cluster.Cluster(latency=False), TypeError, "latency"),
         (lambda: timing.Timing((math.inf,)), ValueError, "times"),
         (lambda: floats.to_binary_fraction(0.1, 2**40), ValueError, "bits"),
         (lambda: models.Cruncher(4, big), ValueError, "num_layers"),

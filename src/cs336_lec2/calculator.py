@@ -27,7 +27,6 @@ data-parallel size over which ``stage`` (``dp``, ``zero1``, ``zero2``, ``zero3``
 from __future__ import annotations
 
 import contextlib
-import dataclasses
 import json
 import re
 from collections.abc import Iterator, Mapping
@@ -37,7 +36,8 @@ from typing import Any
 from .activations import activation_bytes_per_layer, logits_bytes, segment_checkpoint_bytes
 from .checks import check_bool, check_choice, check_count, check_int, check_real
 from .distributed import STAGES, step_communication, zero_memory
-from .distributed.cluster import CLUSTERS, DDP_BUCKET_BYTES, breakeven_tokens, step_seconds
+from .distributed.cluster import CLUSTERS, DDP_BUCKET_BYTES, DDP_FIRST_BUCKET_BYTES, breakeven_tokens, step_seconds
+from .distributed.cluster import page_table as cluster_table
 from .flops import training_flops
 from .hardware.accelerators import ACCELERATORS
 from .lm import NORMS, POSITIONS, RECOMPUTE, TransformerConfig
@@ -297,9 +297,9 @@ def _transient_bytes(c: Mapping[str, Any], counts: Any, recipe: Mapping[str, int
 def _cluster_time(c: Mapping[str, Any], n: int, peak: float | None) -> dict[str, Any]:
     """Seconds of a step's collectives on the card's DGX nodes and the tokens per GPU whose compute hides them.
 
-    Chapter 14's model (:mod:`cs336_lec2.distributed.cluster`): DDP (``dp``) all-reduces in 25 MiB
-    buckets and overlaps only with the backward pass (4 FLOPs per parameter per token); ZeRO-1/2 also
-    reduce gradients during backward (4); ZeRO-3 / FSDP prefetches parameters during forward too (6).
+    Chapter 14's model (:mod:`cs336_lec2.distributed.cluster`, NCCL's fastest algorithm per call): DDP
+    (``dp``) all-reduces 1 MiB, then 25 MiB buckets during the backward pass only (4 FLOPs per parameter
+    per token); ZeRO-1/2 too (4); ZeRO-3 / FSDP prefetches parameters during forward too (6).
     Compute runs at the dense peak times MFU. ``None`` where the card has no node in
     :data:`~cs336_lec2.distributed.cluster.CLUSTERS` or the GPUs do not fill whole nodes of 8.
     """
@@ -307,9 +307,10 @@ def _cluster_time(c: Mapping[str, Any], n: int, peak: float | None) -> dict[str,
     _, cluster = CLUSTERS.get(c["gpu"], (None, None))
     if cluster is None or (gpus > cluster.gpus_per_node and gpus % cluster.gpus_per_node):
         return {"seconds_per_step": None, "breakeven_tokens_per_gpu": None}
-    bucket = DDP_BUCKET_BYTES if stage == "dp" else None
+    bucket, first = (DDP_BUCKET_BYTES, DDP_FIRST_BUCKET_BYTES) if stage == "dp" else (None, None)
     p = PRECISIONS[c["precision"]]  # gathers move the weights' width, reductions the gradients'
-    seconds = step_seconds(stage, n, gpus, cluster, bytes_per_value=p.param, reduce_bytes=p.grad, bucket_bytes=bucket)
+    seconds = step_seconds(stage, n, gpus, cluster, bytes_per_value=p.param, reduce_bytes=p.grad,
+                           bucket_bytes=bucket, first_bucket_bytes=first)
     hide = 6 if stage == "zero3" else 4
     even = None if peak is None else breakeven_tokens(seconds, n, peak * c["mfu"], flops_per_param=hide)
     return {"seconds_per_step": seconds, "breakeven_tokens_per_gpu": even}
@@ -327,8 +328,7 @@ def page_data() -> dict[str, Any]:
             "optimizer_states": dict(OPTIMIZER_STATES), "stages": list(STAGES), "recompute": list(RECOMPUTE),
             "norms": list(NORMS), "positions": list(POSITIONS),
             "matmul_dtype": dict(MATMUL_DTYPE), "seconds_per_day": SECONDS_PER_DAY, "defaults": DEFAULTS,
-            "clusters": {key: {"name": name, **dataclasses.asdict(cluster)}
-                         for key, (name, cluster) in CLUSTERS.items()}, "ddp_bucket_bytes": DDP_BUCKET_BYTES,
+            **cluster_table(),
             "url_keys": URL_KEYS, "limits": LIMITS, "mfu_min": MFU_MIN, "token_budgets": TOKEN_BUDGETS}
 
 

@@ -479,55 +479,129 @@
   "a100-sxm-40gb": {
    "name": "DGX A100",
    "gpus_per_node": 8,
-   "nvlink": 300000000000.0,
+   "nvlink": 240000000000.0,
    "nics_per_node": 8,
-   "nic": 25000000000.0,
-   "base_latency": 8.4e-06,
-   "nvlink_step": 3.4e-06,
-   "net_step": 1.4e-05
+   "nic": 23500000000.0,
+   "nvls": 0.0,
+   "latency": 1.0
   },
   "a100-sxm-80gb": {
    "name": "DGX A100",
    "gpus_per_node": 8,
-   "nvlink": 300000000000.0,
+   "nvlink": 240000000000.0,
    "nics_per_node": 8,
-   "nic": 25000000000.0,
-   "base_latency": 8.4e-06,
-   "nvlink_step": 3.4e-06,
-   "net_step": 1.4e-05
+   "nic": 23500000000.0,
+   "nvls": 0.0,
+   "latency": 1.0
   },
   "h100-sxm": {
    "name": "DGX H100",
    "gpus_per_node": 8,
-   "nvlink": 450000000000.0,
+   "nvlink": 370800000000.0,
    "nics_per_node": 8,
-   "nic": 50000000000.0,
-   "base_latency": 8.4e-06,
-   "nvlink_step": 3.4e-06,
-   "net_step": 1.4e-05
+   "nic": 47000000000.0,
+   "nvls": 274285714285.7143,
+   "latency": 1.0
   },
   "h200": {
    "name": "DGX H200",
    "gpus_per_node": 8,
-   "nvlink": 450000000000.0,
+   "nvlink": 370800000000.0,
    "nics_per_node": 8,
-   "nic": 50000000000.0,
-   "base_latency": 8.4e-06,
-   "nvlink_step": 3.4e-06,
-   "net_step": 1.4e-05
+   "nic": 47000000000.0,
+   "nvls": 274285714285.7143,
+   "latency": 1.0
   },
   "b200": {
    "name": "DGX B200",
    "gpus_per_node": 8,
-   "nvlink": 900000000000.0,
+   "nvlink": 721800000000.0,
    "nics_per_node": 8,
-   "nic": 50000000000.0,
-   "base_latency": 8.4e-06,
-   "nvlink_step": 3.4e-06,
-   "net_step": 1.4e-05
+   "nic": 47000000000.0,
+   "nvls": 483240000000.0,
+   "latency": 1.0
   }
  },
  "ddp_bucket_bytes": 26214400,
+ "ddp_first_bucket_bytes": 1048576,
+ "nccl_algorithms": [
+  {
+   "name": "ring/LL",
+   "kind": "ring",
+   "base": 6.5999999999999995e-06,
+   "nvlink_hop": 6e-07,
+   "net_hop": 2.7e-06,
+   "share": 0.25,
+   "share_across": 0.25,
+   "ll_cap": true
+  },
+  {
+   "name": "ring/LL128",
+   "kind": "ring",
+   "base": 1.4e-05,
+   "nvlink_hop": 1.8999999999999998e-06,
+   "net_hop": 4e-06,
+   "share": 0.92,
+   "share_across": 0.92,
+   "ll_cap": false
+  },
+  {
+   "name": "ring/Simple",
+   "kind": "ring",
+   "base": 8.4e-06,
+   "nvlink_hop": 3.3999999999999996e-06,
+   "net_hop": 1.4e-05,
+   "share": 1.0,
+   "share_across": 1.0,
+   "ll_cap": false
+  },
+  {
+   "name": "tree/LL",
+   "kind": "tree",
+   "base": 6.799999999999999e-06,
+   "nvlink_hop": 6e-07,
+   "net_hop": 4.9999999999999996e-06,
+   "share": 0.24210526315789477,
+   "share_across": 0.24210526315789477,
+   "ll_cap": true
+  },
+  {
+   "name": "tree/LL128",
+   "kind": "tree",
+   "base": 1.4e-05,
+   "nvlink_hop": 1.2499999999999999e-06,
+   "net_hop": 8.5e-06,
+   "share": 0.7155555555555556,
+   "share_across": 0.8625,
+   "ll_cap": false
+  },
+  {
+   "name": "tree/Simple",
+   "kind": "tree",
+   "base": 0.0,
+   "nvlink_hop": 2.8e-05,
+   "net_hop": 2.8e-05,
+   "share": 0.92,
+   "share_across": 0.92,
+   "ll_cap": false
+  },
+  {
+   "name": "nvls/Simple",
+   "kind": "nvls",
+   "base": 0.0,
+   "nvlink_hop": 2.3e-05,
+   "net_hop": 1.8e-05,
+   "share": 1.0,
+   "share_across": 1.0,
+   "ll_cap": false
+  }
+ ],
+ "nccl_ll_max_bus": [
+  87700000000.0,
+  39000000000.0,
+  20400000000.0
+ ],
+ "nccl_ring_plateau": 1.4,
  "url_keys": {
   "model": "model",
   "vocab_size": "vocab",

@@ -166,25 +166,51 @@ const F = {
     const gather = stage === "dp" ? reduceBytes : bytesPerValue, gathers = stage === "zero3" ? 2 : 1;
     return gathers * ring(gather) + ring(reduceBytes);
   },
-  // distributed.cluster: an α–β model of NCCL's ring collectives on DGX H100 nodes (chapter 14)
-  ring_bandwidth(n, k) {
-    const nodes = Math.max(1, Math.floor(n / k.gpus_per_node));
-    return nodes === 1 ? k.nvlink : Math.min(k.nvlink, k.nics_per_node * k.nic);
+  // distributed.nccl.algorithm_seconds: one call by one row of NCCL's tuning table (null where NCCL lacks it)
+  algorithm_seconds(a, collective, payload, n, nodes, k) {
+    const allReduce = collective === "all_reduce", g = Math.floor(n / nodes);
+    const bus = nodes === 1 ? k.nvlink : Math.min(k.nvlink, k.nics_per_node * k.nic);
+    let rate = bus * (nodes === 1 ? a.share : a.share_across);
+    if (a.ll_cap) rate = Math.min(rate, DATA.nccl_ll_max_bus[Math.min(nodes, 3) - 1]);
+    if (a.kind === "ring") {
+      const steps = (allReduce ? 2 : 1) * (n - 1);
+      const net = nodes === 1 ? 0 : allReduce ? 2 * nodes : nodes - 1;
+      let latency = a.base + (steps - net) * a.nvlink_hop + net * a.net_hop;
+      if (allReduce && nodes > 1 && a.name === "ring/Simple") latency *= DATA.nccl_ring_plateau;
+      const sent = (((allReduce ? 2 : 1) * (n - 1)) / n) * payload;
+      return k.latency * latency + sent / rate;
+    }
+    if (!allReduce) return null;
+    if (a.kind === "tree") {
+      const hops = (g - 1) * a.nvlink_hop + Math.floor(Math.log2(nodes)) * a.net_hop;
+      return k.latency * (a.base + 2 * hops) + payload / (0.5 * rate);
+    }
+    if (nodes > 1 || n !== k.gpus_per_node || !k.nvls) return null;
+    return k.latency * (a.base + a.nvlink_hop) + payload / k.nvls;
   },
-  ring_latency(collective, n, k) {
+  // distributed.nccl.fastest: NCCL's choice, the fastest row (seconds only)
+  fastest(collective, payload, n, nodes, k) {
     if (n === 1) return 0;
+    let best = Infinity;
+    for (const a of DATA.nccl_algorithms) {
+      const t = F.algorithm_seconds(a, collective, payload, n, nodes, k);
+      if (t !== null && t < best) best = t;
+    }
+    return best;
+  },
+  // distributed.cluster.collective_seconds: a first bucket, full buckets, the remainder, each NCCL's fastest
+  collective_seconds(collective, payload, n, bucket, first, k) {
     const nodes = Math.max(1, Math.floor(n / k.gpus_per_node));
-    const twice = collective === "all_reduce" ? 2 : 1;
-    const steps = twice * (n - 1), crossing = twice * (nodes - 1);
-    return k.base_latency + (steps - crossing) * k.nvlink_step + crossing * k.net_step;
+    const call = (size) => F.fastest(collective, size, n, nodes, k);
+    const total = Number(payload);
+    if (bucket === null) return call(total);
+    const head = first === null ? 0 : Math.min(total, first);
+    const rest = total - head, full = Math.floor(rest / bucket), last = rest - full * bucket;
+    const seconds = full * call(bucket) + (last > 0 ? call(last) : 0) + (head > 0 ? call(head) : 0);
+    return total > 0 ? seconds : call(0);
   },
-  collective_seconds(collective, payload, n, bucket, k) {
-    const sent = (((collective === "all_reduce" ? 2 : 1) * (n - 1)) / n) * Number(payload);
-    const calls = bucket === null ? 1 : Math.max(1, Math.ceil(Number(payload) / bucket));
-    return calls * F.ring_latency(collective, n, k) + sent / F.ring_bandwidth(n, k);
-  },
-  step_seconds(stage, psi, n, bytesPerValue, bucket, k, reduceBytes) {
-    const call = (collective, width) => F.collective_seconds(collective, psi * big(width), n, bucket, k);
+  step_seconds(stage, psi, n, bytesPerValue, bucket, first, k, reduceBytes) {
+    const call = (collective, width) => F.collective_seconds(collective, psi * big(width), n, bucket, first, k);
     if (stage === "zero3") return 2 * call("all_gather", bytesPerValue) + call("reduce_scatter", reduceBytes);
     if (stage === "dp" || reduceBytes === bytesPerValue) return call("all_reduce", reduceBytes);
     return call("reduce_scatter", reduceBytes) + call("all_gather", bytesPerValue);
@@ -200,9 +226,10 @@ function clusterTime(c, n, peak) {
   if (!k || (c.num_gpus > k.gpus_per_node && c.num_gpus % k.gpus_per_node)) {
     return { seconds_per_step: null, breakeven_tokens_per_gpu: null };
   }
-  const bucket = c.stage === "dp" ? DATA.ddp_bucket_bytes : null;
+  const dp = c.stage === "dp";  // DDP: a first 1 MiB bucket, then 25 MiB ones
+  const bucket = dp ? DATA.ddp_bucket_bytes : null, first = dp ? DATA.ddp_first_bucket_bytes : null;
   const p = DATA.precisions[c.precision];  // gathers move the weights' width, reductions the gradients'
-  const seconds = F.step_seconds(c.stage, n, c.num_gpus, p.param, bucket, k, p.grad);
+  const seconds = F.step_seconds(c.stage, n, c.num_gpus, p.param, bucket, first, k, p.grad);
   const hide = c.stage === "zero3" ? 6 : 4;
   const even = peak === null ? null : F.breakeven_tokens(seconds, n, peak * c.mfu, hide);
   return { seconds_per_step: seconds, breakeven_tokens_per_gpu: even };

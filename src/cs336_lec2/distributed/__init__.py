@@ -9,7 +9,8 @@
   or FSDP2 (``fully_shard``, ZeRO-3) holds, to the byte, for an fp32 Adam model of given shapes.
 - :func:`count_collectives` and :func:`local_tensor_bytes`: what the ranks measure about themselves.
 - :mod:`~cs336_lec2.distributed.cluster`: how long those bytes take on real interconnects (NVLink,
-  InfiniBand node egress, an α–β latency term).
+  InfiniBand node egress, at the rates NCCL achieves), each call by NCCL's fastest algorithm
+  (:mod:`~cs336_lec2.distributed.nccl`: NCCL's tuning table, the published nccl-tests points).
 
 The formulas live here; the process plumbing that measures them sits beside them in the subpackage:
 :mod:`~cs336_lec2.distributed.launcher` starts the ranks, each running :mod:`~cs336_lec2.distributed.worker`.

@@ -1,30 +1,32 @@
-"""How long a step's collectives take on a GPU cluster: bandwidth of the links, latency of the steps.
+"""How long a step's collectives take on a GPU cluster: NCCL's algorithms on achievable links.
 
-An α–β model of NCCL's ring collectives. The β (bandwidth) term is the bytes each rank sends
-(:func:`~cs336_lec2.distributed.ring_bytes`) over the bandwidth the ring gets:
+An α–β model of NCCL. For each call, :mod:`~cs336_lec2.distributed.nccl` times every algorithm
+NCCL has for the collective (ring, tree, NVLS; LL, LL128 and Simple protocols) with NCCL's own
+latency table and takes the fastest, as NCCL's tuner does. The bandwidth is the bus bandwidth the
+links achieve, not the datasheet's:
 
-- inside one node, each GPU's NVLink, one direction (a ring keeps every link busy one way);
-- across nodes, the NODE's egress: NCCL runs one ring channel per NIC, each channel crossing the
-  node boundary on its own NIC, so a node's traffic spreads over all of them (or, with a tree or
-  a hierarchical algorithm, the node reduces over NVLink first and sends a ``1/g`` share per NIC).
-  The ring is then bound by the slower of the GPU's NVLink and the node's NICs together.
+- inside one node, each GPU's NVLink as NCCL models it (``src/graph/topo.h``: 20.6 GB/s per
+  NVLink 4 link, 18 links = 370.8 GB/s one way on H100 / H200, 82 % of the datasheet's 450);
+- across nodes, the NODE's egress: NCCL spreads a node's channels over all its NICs, each NDR
+  NIC carrying 46–48 GB/s of its 50 ("For NDR @ 400Gbps you should see 46-48GB/s per NIC",
+  NCCL's maintainers in NVIDIA/nccl-tests issue 290); the ring is bound by the slower of the two.
 
-The α (latency) term is NCCL's own tuning model (``src/graph/tuning.cc`` in github.com/NVIDIA/nccl,
-ring algorithm, Simple protocol, the one used for large messages): a base latency per call plus a
-latency per ring step, ``2 (N-1)`` steps for an all-reduce, ``N-1`` for a reduce-scatter or
-all-gather, the steps that cross a node paying the network's latency. DDP calls one all-reduce
-per gradient bucket (``bucket_cap_mb=25``, PyTorch's default), so a model's latency grows with
-its size divided by the bucket size. Tree (latency ``log N``) and NVLS (NVSwitch in-network
-reduction) algorithms exist too; NCCL picks among them with this same model.
+NVLS (the NVSwitch reduces, one whole node, all-reduce) runs at its own measured rate. DDP calls
+one all-reduce per gradient bucket: the first 1 MiB, then 25 MiB each (PyTorch's
+``torch/csrc/distributed/c10d/reducer.hpp``: ``kDefaultFirstBucketBytes = 1024 * 1024``,
+``kDefaultBucketBytesCap = 25 * 1024 * 1024``). :data:`~cs336_lec2.distributed.nccl.NCCL_TESTS`
+holds the published nccl-tests points the model is tested against.
 """
 
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 
 from ..checks import check_choice, check_int, check_positive_real, check_real
 from . import COLLECTIVES, STAGES, ring_bytes
+from .nccl import ALGORITHMS, algorithm_seconds, fastest
+from .nccl import page_table as nccl_table
 
 # NVIDIA H100 datasheet (https://www.nvidia.com/en-us/data-center/h100/): H100 SXM, NVLink 900 GB/s per
 # GPU, both directions together. A ring sends one way on each link, so the figure that bounds it is half.
@@ -36,33 +38,42 @@ CONNECTX7_NDR = 400e9 / 8
 # 8 H100 SXM GPUs and, for the compute fabric, 8 single-port ConnectX-7 (one NIC per GPU).
 DGX_H100_GPUS = 8
 DGX_H100_NICS = 8
-# NCCL's tuning model (src/graph/tuning.cc, NCCL 2.2x): baseLat[Ring][Simple] = 8.4 us per call;
-# hwLat[NVLINK][Ring][Simple] = 3.4 us and hwLat[NET][Ring][Simple] = 14 us per ring step.
-NCCL_RING_BASE_LATENCY = 8.4e-6
-NCCL_RING_NVLINK_STEP = 3.4e-6
-NCCL_RING_NET_STEP = 14e-6
-# torch.nn.parallel.DistributedDataParallel(bucket_cap_mb=25): gradients are all-reduced 25 MiB at a time.
+# What NCCL gets from them. NCCL's topology model (github.com/NVIDIA/nccl src/graph/topo.h): SM90_NVLINK_BW
+# = 20.6 GB/s per NVLink 4 link, 18 links per H100 / H200 ("450GB/s is the line rate. With the protocol
+# overhead (~20%) NCCL can get an effective NVLink bandwidth of 370GB/s": NVIDIA/nccl-tests issue 212).
+NVLINK_H100_NCCL = 20.6e9 * 18
+# NVIDIA/nccl-tests issue 290, NCCL's maintainers: "For NDR @ 400Gbps you should see 46-48GB/s per NIC".
+NDR_NCCL = 47e9
+# NVLS all-reduce on 8 H100s: "a peak busBw of ~480GB/s (algbw ~275GB/s)" (nccl-tests issue 212; 480.70
+# measured on 8 H200s, NCCL_TESTS S1). As a payload rate: busbw / (2 (N-1)/N).
+NVLS_H100 = 480e9 * 8 / 14
+# torch.nn.parallel.DistributedDataParallel: the first bucket 1 MiB, then bucket_cap_mb=25 (reducer.hpp).
+DDP_FIRST_BUCKET_BYTES = 2**20
 DDP_BUCKET_BYTES = 25 * 2**20
 
 
 @dataclass(frozen=True)
 class Cluster:
-    """Nodes of ``gpus_per_node`` GPUs joined by NVLink inside, ``nics_per_node`` NICs between (bytes/s, s)."""
+    """Nodes of ``gpus_per_node`` GPUs joined by NVLink inside, ``nics_per_node`` NICs between.
+
+    ``nvlink`` and ``nic``: the bus bandwidth NCCL achieves on each, bytes/s one way. ``nvls``: the
+    NVLS all-reduce's payload rate on one whole node (0: no NVLink SHARP). ``latency``: scales NCCL's
+    latency table (1: as tuned; 0: bandwidth alone).
+    """
 
     gpus_per_node: int = DGX_H100_GPUS
-    nvlink: float = NVLINK_H100_SXM  # one direction, per GPU
+    nvlink: float = NVLINK_H100_NCCL  # one direction, per GPU
     nics_per_node: int = DGX_H100_NICS
-    nic: float = CONNECTX7_NDR  # one direction, per NIC
-    base_latency: float = NCCL_RING_BASE_LATENCY  # per collective call
-    nvlink_step: float = NCCL_RING_NVLINK_STEP  # per ring step inside a node
-    net_step: float = NCCL_RING_NET_STEP  # per ring step that crosses nodes
+    nic: float = NDR_NCCL  # one direction, per NIC
+    nvls: float = NVLS_H100
+    latency: float = 1.0
 
     def __post_init__(self) -> None:
         check_int("gpus_per_node", self.gpus_per_node, minimum=1)
         check_int("nics_per_node", self.nics_per_node, minimum=1)
         for name in ("nvlink", "nic"):
             check_positive_real(name, getattr(self, name))
-        for name in ("base_latency", "nvlink_step", "net_step"):  # 0 allowed; False never (issue 31.7)
+        for name in ("nvls", "latency"):  # 0 allowed; False never (issue 31.7)
             check_real(name, getattr(self, name), minimum=0)
 
     @property
@@ -71,16 +82,19 @@ class Cluster:
         return self.nics_per_node * self.nic
 
 
-H100_CLUSTER = Cluster()  # DGX H100 nodes on NDR InfiniBand
+H100_CLUSTER = Cluster()  # DGX H100 nodes on NDR InfiniBand, as NCCL achieves them
+# The datasheet's links, no NVLS: the model before issue 29 (ring bandwidth at line rate).
+H100_DATASHEET = Cluster(nvlink=NVLINK_H100_SXM, nic=CONNECTX7_NDR, nvls=0.0)
 
 # NVIDIA DGX A100 (https://developer.nvidia.com/blog/defining-ai-innovation-with-dgx-a100/): 8 A100 SXM
-# GPUs, NVSwitch "GPU to GPU communication to peak at 600 GB/s" (both directions), and 8 single-port
-# ConnectX-6 200 Gb/s HDR InfiniBand NICs for the compute fabric.
-A100_CLUSTER = Cluster(nvlink=600e9 / 2, nic=200e9 / 8)
+# GPUs, NVSwitch (600 GB/s both directions: 12 NVLink 3 links), 8 single-port ConnectX-6 200 Gb/s HDR NICs.
+# NCCL: SM80_NVLINK_BW = 20.0 GB/s x 12 links; the NICs at NDR's 47/50 of line rate (assumed); no NVLS.
+A100_CLUSTER = Cluster(nvlink=20.0e9 * 12, nic=200e9 / 8 * NDR_NCCL / CONNECTX7_NDR, nvls=0.0)
 # NVIDIA DGX B200 user guide (https://docs.nvidia.com/dgx/dgxb200-user-guide/introduction-to-dgxb200.html):
-# 8 B200 GPUs, fifth-generation NVSwitch "14.4 TB/s aggregate" (1.8 TB/s per GPU, both directions) and
-# 8 single-port ConnectX-7 cards up to 400 Gb/s.
-B200_CLUSTER = Cluster(nvlink=14.4e12 / 8 / 2, nic=CONNECTX7_NDR)
+# 8 B200 GPUs, fifth-generation NVSwitch (18 NVLink 5 links, 1.8 TB/s per GPU both directions), 8 ConnectX-7
+# up to 400 Gb/s. NCCL: SM100_NVLINK_BW = 40.1 GB/s per link. NVLS: 845.67 GB/s busbw at 16 GiB on one
+# 8x B200 node (stas00/ml-engineering network/README.md, all_reduce_bench.py, NCCL 2.27.7).
+B200_CLUSTER = Cluster(nvlink=40.1e9 * 18, nic=NDR_NCCL, nvls=845.67e9 * 8 / 14)
 # The node each card is built into, by the accelerator table's key: DGX H200 is DGX H100's network
 # with H200 GPUs (NVLink 900 GB/s, 8 ConnectX-7; DGX H200 user guide). Cards without an 8-GPU
 # NVSwitch node (PCIe, NVL pairs, consumer cards, V100's hybrid cube mesh) have none here.
@@ -100,51 +114,86 @@ def _check_world(world_size: int, cluster: Cluster) -> tuple[int, int]:
 
 
 def ring_bandwidth(world_size: int, cluster: Cluster = H100_CLUSTER) -> float:
-    """Bytes/s a rank's ring traffic flows at: NVLink inside a node, else min(NVLink, node egress)."""
+    """Bus bandwidth (bytes/s) of a ring: NVLink inside a node, else min(NVLink, node egress)."""
     _, nodes = _check_world(world_size, cluster)
     return cluster.nvlink if nodes == 1 else min(cluster.nvlink, cluster.node_egress)
 
 
 def ring_latency(collective: str, world_size: int, cluster: Cluster = H100_CLUSTER) -> float:
-    """Seconds of latency (α) of one ring ``collective`` call over ``world_size`` ranks, NCCL's model."""
+    """Seconds of latency (α) of one ring/Simple ``collective`` call over ``world_size`` ranks, NCCL's table."""
     check_choice("collective", collective, COLLECTIVES)
     n, nodes = _check_world(world_size, cluster)
-    if n == 1:
-        return 0.0
-    twice = 2 if collective == "all_reduce" else 1
-    steps, crossing = twice * (n - 1), twice * (nodes - 1)
-    return cluster.base_latency + (steps - crossing) * cluster.nvlink_step + crossing * cluster.net_step
+    ring = next(a for a in ALGORITHMS if a.name == "ring/Simple")
+    return 0.0 if n == 1 else algorithm_seconds(ring, collective, 0.0, n, nodes, cluster)
+
+
+def fastest_algorithm(collective: str, payload_bytes: float, world_size: int,
+                      cluster: Cluster = H100_CLUSTER) -> tuple[float, str]:
+    """(seconds, algorithm) of ONE ``collective`` call over ``payload_bytes``: NCCL's fastest, e.g. "nvls/Simple"."""
+    check_choice("collective", collective, COLLECTIVES)
+    payload = check_real("payload_bytes", payload_bytes, minimum=0)
+    n, nodes = _check_world(world_size, cluster)
+    return fastest(collective, payload, n, nodes, cluster)
+
+
+def bus_bandwidth(collective: str, payload_bytes: float, world_size: int, cluster: Cluster = H100_CLUSTER,
+                  *, algorithm: str = "default") -> float:
+    """nccl-tests' ``busbw`` (bytes/s) the model predicts: ring bytes over the time of one call.
+
+    ``algorithm``: ``"default"`` (NCCL's choice, :func:`fastest_algorithm`) or ``"ring"`` (the
+    fastest ring protocol, as with ``NCCL_ALGO=Ring``).
+    """
+    check_choice("algorithm", algorithm, ("default", "ring"))
+    seconds, _ = fastest_algorithm(collective, payload_bytes, world_size, cluster)
+    if algorithm == "ring":
+        n, nodes = _check_world(world_size, cluster)
+        seconds = min(algorithm_seconds(a, collective, payload_bytes, n, nodes, cluster)
+                      for a in ALGORITHMS if a.kind == "ring")
+    return ring_bytes(collective, payload_bytes, world_size) / seconds
 
 
 def collective_seconds(
     collective: str, payload_bytes: float, world_size: int, cluster: Cluster = H100_CLUSTER, *,
-    bucket_bytes: float | None = None,
+    bucket_bytes: float | None = None, first_bucket_bytes: float | None = None,
 ) -> float:
-    """Seconds of one ring ``collective`` over ``payload_bytes`` (α + β), in calls of ``bucket_bytes``.
+    """Seconds of a ``collective`` over ``payload_bytes``, in calls of ``bucket_bytes`` (one call when ``None``).
 
-    β: :func:`ring_bytes` over :func:`ring_bandwidth`. α: :func:`ring_latency` once per call, and
-    ``ceil(payload / bucket_bytes)`` calls (one when ``bucket_bytes`` is ``None``).
+    Each call costs :func:`fastest_algorithm`'s time for its size: a first call of
+    ``first_bucket_bytes`` (DDP: 1 MiB) when given, then full buckets, then the remainder.
     """
-    sent = ring_bytes(collective, payload_bytes, world_size)
-    calls = 1
-    if bucket_bytes is not None:
-        ratio = payload_bytes / check_positive_real("bucket_bytes", bucket_bytes)
-        if not ratio <= 2**53:  # 1e308 bytes in buckets of 1e-300 overflowed math.ceil
-            raise ValueError(f"bucket_bytes={bucket_bytes!r} cuts {payload_bytes:g} bytes into uncountably many calls")
-        calls = max(1, math.ceil(ratio))
-    return calls * ring_latency(collective, world_size, cluster) + sent / ring_bandwidth(world_size, cluster)
+    check_choice("collective", collective, COLLECTIVES)
+    payload = float(check_real("payload_bytes", payload_bytes, minimum=0))  # as the page's JavaScript does
+    n, nodes = _check_world(world_size, cluster)
+
+    def call(size: float) -> float:
+        return fastest(collective, size, n, nodes, cluster)[0]
+
+    if bucket_bytes is None:
+        return call(payload)
+    cap = check_positive_real("bucket_bytes", bucket_bytes)
+    first = 0.0 if first_bucket_bytes is None else min(payload, check_positive_real(
+        "first_bucket_bytes", first_bucket_bytes))
+    rest = payload - first
+    if not rest / cap <= 2**53:  # 1e308 bytes in buckets of 1e-300 overflowed math.floor
+        raise ValueError(f"bucket_bytes={bucket_bytes!r} cuts {payload:g} bytes into uncountably many calls")
+    full = math.floor(rest / cap)
+    last = rest - full * cap
+    seconds = full * call(cap) + (call(last) if last > 0 else 0.0) + (call(first) if first > 0 else 0.0)
+    return seconds if payload > 0 else call(0.0)
 
 
 def step_seconds(
     stage: str, num_params: int, world_size: int, cluster: Cluster = H100_CLUSTER, *,
     bytes_per_value: int = 2, bucket_bytes: float | None = None, reduce_bytes: int | None = None,
+    first_bucket_bytes: float | None = None,
 ) -> float:
     """Seconds of one training step's collectives under ``stage`` (one of :data:`STAGES`).
 
     DP all-reduces the gradients (``reduce_bytes`` per value, default ``bytes_per_value``); ZeRO-1/2
     too when the widths agree, else reduce-scatter the gradients and all-gather the weights
     (``bytes_per_value``); ZeRO-3 all-gathers the weights twice and reduce-scatters the gradients
-    once: the traffic of :func:`~cs336_lec2.distributed.step_communication`, plus each call's latency.
+    once: the traffic of :func:`~cs336_lec2.distributed.step_communication`, each call at NCCL's
+    fastest algorithm (:func:`collective_seconds`, buckets as given).
     """
     check_choice("stage", stage, STAGES)
     psi = check_int("num_params", num_params, minimum=0, max_bits=512)
@@ -152,7 +201,8 @@ def step_seconds(
     reduce = per_value if reduce_bytes is None else check_int("reduce_bytes", reduce_bytes, minimum=1, max_bits=64)
 
     def call(collective: str, width: int) -> float:
-        return collective_seconds(collective, psi * width, world_size, cluster, bucket_bytes=bucket_bytes)
+        return collective_seconds(collective, psi * width, world_size, cluster, bucket_bytes=bucket_bytes,
+                                  first_bucket_bytes=first_bucket_bytes)
 
     if stage == "zero3":
         return 2 * call("all_gather", per_value) + call("reduce_scatter", reduce)
@@ -175,8 +225,7 @@ def hsdp_step_seconds(
     psi = check_int("num_params", num_params, minimum=0, max_bits=512)
     inside = step_seconds("zero3", psi, g, cluster, bytes_per_value=bytes_per_value)
     per_gpu_nic = Cluster(gpus_per_node=1, nvlink=cluster.nvlink, nics_per_node=1,
-                          nic=cluster.node_egress / cluster.gpus_per_node, base_latency=cluster.base_latency,
-                          nvlink_step=cluster.nvlink_step, net_step=cluster.net_step)
+                          nic=cluster.node_egress / cluster.gpus_per_node, nvls=0.0, latency=cluster.latency)
     across = collective_seconds("all_reduce", psi * bytes_per_value / g, nodes, per_gpu_nic)
     return inside, across
 
@@ -192,3 +241,9 @@ def breakeven_tokens(seconds: float, num_params: int, peak_flops: float, *, flop
     psi = check_int("num_params", num_params, minimum=1, max_bits=512)
     return seconds * check_positive_real("peak_flops", peak_flops) / (
         check_positive_real("flops_per_param", flops_per_param) * psi)
+
+
+def page_table() -> dict:
+    """The calculator page's cluster tables: the nodes, DDP's buckets and NCCL's algorithm table."""
+    return {"clusters": {key: {"name": name, **asdict(cluster)} for key, (name, cluster) in CLUSTERS.items()},
+            "ddp_bucket_bytes": DDP_BUCKET_BYTES, "ddp_first_bucket_bytes": DDP_FIRST_BUCKET_BYTES, **nccl_table()}
