@@ -5,9 +5,11 @@ for a :class:`~cs336_lec2.lm.TransformerLM` block on the CPU in fp32 (the tests 
 tensors autograd saves, for every architecture and policy), dropout's 1-byte masks included
 (:func:`dropout_mask_bytes_per_token`). :func:`korthikanti_activation_bytes` is the published 16-bit
 estimate for a GPT block with dropout (Korthikanti et al. 2022, "Reducing Activation Recomputation in
-Large Transformer Models", eq. 1 and table 2, tensor and sequence parallelism included): with
-``dropout > 0``, 2-byte values and no statistics, :func:`activation_bytes_per_layer` equals it.
-:func:`logits_bytes` is the fp32 ``B·T·V`` tensor of logits that the loss keeps, and
+Large Transformer Models", eq. 1 and table 2, tensor and sequence parallelism included): for a GPT-2
+block (``d_ff = 4·d``) with ``dropout > 0``, 2-byte values and no statistics,
+:func:`activation_bytes_per_layer` equals it.
+:func:`embedding_dropout_bytes` is the one mask outside the blocks, :func:`logits_bytes` the fp32
+``B·T·V`` tensor of logits that the loss keeps, and
 :func:`segment_checkpoint_bytes` the peak when every k-th layer's input is kept (Chen et al. 2016).
 """
 
@@ -70,8 +72,10 @@ def dropout_mask_bytes_per_token(
 
     With ``config.dropout > 0``: the masks after the attention's output projection and after the MLP
     (``2·d``), and with math attention and no recomputation the mask of the ``H·T`` attention
-    probabilities. A flash kernel draws that mask inside and keeps only its random seed and offset;
-    selective recomputation redraws it in backward (the RNG state is restored); full keeps no mask.
+    probabilities. A flash kernel draws that mask inside and keeps only its random seed and offset
+    (PyTorch's ``aten::_scaled_dot_product_flash_attention_backward`` takes ``philox_seed`` and
+    ``philox_offset``, no mask); selective recomputation redraws it in backward (checkpointing
+    restores the RNG state); full recomputation keeps no mask.
     Korthikanti et al. (2022, section 4.1) count the same masks: ``2·sbh`` and ``as²b`` bytes.
     """
     c = _config(config)
