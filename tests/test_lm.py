@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import math
 
 import pytest
@@ -198,6 +199,35 @@ def test_rmsnorm_and_rotary_against_their_definitions() -> None:
     assert math.isclose(float(rq[2] @ rk[5]), float(rq[6] @ rk[9]), rel_tol=1e-6)  # fp32 tables
 
 
+@pytest.mark.parametrize("attention", ["math", "sdpa"])
+def test_dropout_is_random_in_training_and_off_in_evaluation(attention: str) -> None:
+    torch.manual_seed(0)
+    model = _tiny_lm(bias=True, dropout=0.5, attention=attention).double()
+    plain = TransformerLM.from_config(dataclasses.replace(model.config, dropout=0.0)).double()
+    plain.load_state_dict(model.state_dict())  # the same weights, no dropout
+    idx = torch.randint(0, 50, (2, 9))
+    assert not torch.allclose(model(idx), model(idx))  # two draws of the masks
+    assert not torch.allclose(model(idx), plain(idx))
+    model.eval()
+    torch.testing.assert_close(model(idx), plain(idx))  # dropout is the only difference
+
+
+def test_recompute_redraws_the_same_dropout_masks() -> None:
+    # checkpointing restores the RNG state before recomputing, so the masks and the gradient are the same
+    idx = torch.randint(0, 50, (2, 8), generator=torch.Generator().manual_seed(1))
+    grads = {}
+    for policy in ("none", "selective", "full"):
+        torch.manual_seed(0)
+        model = _tiny_lm(bias=True, dropout=0.3).double()
+        model.recompute = policy
+        torch.manual_seed(5)  # the same masks in every forward pass
+        model(idx).square().mean().backward()
+        grads[policy] = [p.grad for p in model.parameters()]
+    for policy in ("selective", "full"):
+        for a, b in zip(grads["none"], grads[policy], strict=True):
+            torch.testing.assert_close(a, b)
+
+
 def test_recompute_keeps_the_gradient() -> None:
     torch.manual_seed(0)
     model = _tiny_lm(bias=True, **LLAMA_LIKE).double()
@@ -225,6 +255,10 @@ def test_recompute_keeps_the_gradient() -> None:
         (dict(norm="batchnorm"), ValueError, r"norm must be one of \('layernorm', 'rmsnorm'\)"),
         (dict(positions="alibi"), ValueError, r"positions must be one of \('learned', 'rope'\)"),
         (dict(d_model=12, num_heads=4, positions="rope"), ValueError, "even head dimension"),
+        (dict(dropout=1.0), ValueError, r"dropout must be a probability in \[0, 1\), got 1.0"),
+        (dict(dropout=-0.1), ValueError, r"dropout must be a number >= 0"),
+        (dict(dropout="0.1"), TypeError, "dropout must be a finite number"),
+        (dict(dropout=True), TypeError, "dropout must be a finite number"),
     ],
 )
 def test_config_rejects_bad_architecture(kwargs: dict, error: type[Exception], match: str) -> None:

@@ -8,6 +8,7 @@ The top level holds what a reader of the chapters imports, one module a concern:
 - :mod:`~cs336_lec2.models`, :mod:`~cs336_lec2.optim`, :mod:`~cs336_lec2.data`,
   :mod:`~cs336_lec2.training`: the lecture's models, optimizers, data loading and training loop
 - :mod:`~cs336_lec2.lm`: the Transformer of chapters 13-14, its architecture in one ``TransformerConfig``
+  (its small blocks, norms, RoPE tables and dropout, in :mod:`~cs336_lec2.layers`)
 - :mod:`~cs336_lec2.transformer`, :mod:`~cs336_lec2.activations`: accounting for it (parameters and
   FLOPs per token; activation memory by recomputation policy), every count read from the config
 - :mod:`~cs336_lec2.hardware` (a subpackage): dense datasheet peaks of accelerators, CPU estimates

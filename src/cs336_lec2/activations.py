@@ -2,10 +2,14 @@
 
 :func:`activation_bytes_per_layer` reads a :class:`~cs336_lec2.lm.TransformerConfig` and is exact
 for a :class:`~cs336_lec2.lm.TransformerLM` block on the CPU in fp32 (the tests compare it with the
-tensors autograd saves, for every architecture and policy). :func:`korthikanti_activation_bytes`
-is the published 16-bit estimate for a GPT block with dropout (Korthikanti et al. 2022,
-"Reducing Activation Recomputation in Large Transformer Models", eq. 1 and table 2).
-:func:`logits_bytes` is the fp32 ``B·T·V`` tensor of logits that the loss keeps, and
+tensors autograd saves, for every architecture and policy), dropout's 1-byte masks included
+(:func:`dropout_mask_bytes_per_token`). :func:`korthikanti_activation_bytes` is the published 16-bit
+estimate for a GPT block with dropout (Korthikanti et al. 2022, "Reducing Activation Recomputation in
+Large Transformer Models", eq. 1 and table 2, tensor and sequence parallelism included): for a GPT-2
+block (``d_ff = 4·d``) with ``dropout > 0``, 2-byte values and no statistics,
+:func:`activation_bytes_per_layer` equals it.
+:func:`embedding_dropout_bytes` is the one mask outside the blocks, :func:`logits_bytes` the fp32
+``B·T·V`` tensor of logits that the loss keeps, and
 :func:`segment_checkpoint_bytes` the peak when every k-th layer's input is kept (Chen et al. 2016).
 """
 
@@ -37,6 +41,10 @@ def saved_values_per_token(
       q and k beside the QKV output that v keeps alive), its output, and ``H`` log-sum-exp statistics;
     - ``recompute="selective"`` (the core checkpointed): q, k, v and the output projection's input;
     - ``recompute="full"``: the block input only (``d``, no statistics).
+
+    With ``config.dropout > 0`` math attention also keeps the dropped-out probabilities (``H·T``: the
+    matmul with v saves them beside the softmax output); the masks are
+    :func:`dropout_mask_bytes_per_token`.
     """
     c = _config(config)
     t = check_int("seq_len", seq_len, minimum=1)
@@ -53,7 +61,30 @@ def saved_values_per_token(
         return values + qkv_kept + d, stats
     if flash:
         return values + qkv_kept + d, stats + c.num_heads
-    return values + 3 * d + c.num_heads * t + d, stats
+    dropped = c.num_heads * t if c.dropout else 0
+    return values + 3 * d + c.num_heads * t + dropped + d, stats
+
+
+def dropout_mask_bytes_per_token(
+    config: TransformerConfig, seq_len: int, *, recompute: str = "none", flash_attention: bool = False
+) -> int:
+    """Bytes of dropout masks one block keeps per token in training: 1 byte a masked value (``bool``).
+
+    With ``config.dropout > 0``: the masks after the attention's output projection and after the MLP
+    (``2·d``), and with math attention and no recomputation the mask of the ``H·T`` attention
+    probabilities. A flash kernel draws that mask inside and keeps only its random seed and offset
+    (PyTorch's ``aten::_scaled_dot_product_flash_attention_backward`` takes ``philox_seed`` and
+    ``philox_offset``, no mask); selective recomputation redraws it in backward (checkpointing
+    restores the RNG state); full recomputation keeps no mask.
+    Korthikanti et al. (2022, section 4.1) count the same masks: ``2·sbh`` and ``as²b`` bytes.
+    """
+    c = _config(config)
+    check_int("seq_len", seq_len, minimum=1)
+    recompute = check_choice("recompute", recompute, RECOMPUTE)
+    flash = check_bool("flash_attention", flash_attention)
+    if not c.dropout or recompute == "full":
+        return 0
+    return 2 * c.d_model + (c.num_heads * seq_len if recompute == "none" and not flash else 0)
 
 
 def activation_bytes_per_layer(
@@ -68,32 +99,50 @@ def activation_bytes_per_layer(
 ) -> int:
     """Bytes one block keeps for backward at ``batch`` sequences of ``seq_len`` tokens.
 
-    ``B·T·(values·bytes_per_value + statistics·stat_bytes)`` with :func:`saved_values_per_token`:
-    exact for ``TransformerLM`` in fp32 on the CPU (``flash_attention`` is its ``attention="sdpa"``);
-    ``bytes_per_value=2`` counts a model run wholly in 16 bits (statistics stay fp32). Without
-    flash attention or recomputation the ``B·H·T²`` softmax output dominates at long T.
+    ``B·T·(values·bytes_per_value + statistics·stat_bytes + mask bytes)`` with
+    :func:`saved_values_per_token` and :func:`dropout_mask_bytes_per_token`: exact for
+    ``TransformerLM`` in fp32 on the CPU (``flash_attention`` is its ``attention="sdpa"``; with dropout
+    the flash row describes a GPU's fused kernel, as the CPU's SDPA falls back to math attention);
+    ``bytes_per_value=2`` counts a model run wholly in 16 bits (statistics stay fp32). Without flash
+    attention or recomputation the ``B·H·T²`` softmax output dominates at long T.
     """
     b = check_int("batch", batch, minimum=1)
-    values, stats = saved_values_per_token(config, seq_len, recompute=recompute, flash_attention=flash_attention)
+    policy = {"recompute": recompute, "flash_attention": flash_attention}
+    values, stats = saved_values_per_token(config, seq_len, **policy)
+    masks = dropout_mask_bytes_per_token(config, seq_len, **policy)
     per_value = check_int("bytes_per_value", bytes_per_value, minimum=1)
-    return b * seq_len * (values * per_value + stats * check_int("stat_bytes", stat_bytes, minimum=0))
+    return b * seq_len * (values * per_value + stats * check_int("stat_bytes", stat_bytes, minimum=0) + masks)
 
 
 def korthikanti_activation_bytes(
-    seq_len: int, batch: int, hidden: int, num_heads: int, *, recompute: str = "none"
+    seq_len: int, batch: int, hidden: int, num_heads: int, *, recompute: str = "none",
+    tensor_parallel: int = 1, sequence_parallel: bool = False,
 ) -> int:
-    """Korthikanti et al. (2022), table 2 (no tensor parallelism): bytes per layer of a GPT block.
+    """Korthikanti et al. (2022), table 2: bytes per layer of a GPT block on one GPU.
 
-    ``"none"``: ``s·b·h·(34 + 5·a·s/h) = 34·s·b·h + 5·a·s²·b`` (eq. 1); ``"selective"`` (the
-    attention core recomputed): ``34·s·b·h``; ``"full"``: ``2·s·b·h`` (the 16-bit block input).
-    16-bit activations, 1-byte dropout masks, an MLP of width ``4·h``.
+    16-bit activations, 1-byte dropout masks, an MLP of width ``4·h``. With ``t = tensor_parallel``:
+
+    - ``"none"``: ``sbh·(34 + 5as/h) = 34·sbh + 5·as²b`` (eq. 1) at ``t = 1``; tensor parallel
+      ``sbh·(10 + 24/t + 5as/(ht))``: the norms' inputs, the attention's and the MLP's inputs and
+      both dropout masks (``10·sbh``) are replicated on every GPU; with ``sequence_parallel`` they
+      are split along the sequence too: ``sbh/t·(34 + 5as/h)``;
+    - ``"selective"`` (the attention core recomputed): the same without the ``5as²b`` term;
+    - ``"full"``: ``2·sbh``, the 16-bit block input.
+
+    ``t`` divides ``num_heads`` and ``hidden`` (Megatron-LM's rule), so every count is a whole number.
     """
     s, b = check_int("seq_len", seq_len, minimum=1), check_int("batch", batch, minimum=1)
     h, a = check_int("hidden", hidden, minimum=1), check_int("num_heads", num_heads, minimum=1)
     recompute = check_choice("recompute", recompute, RECOMPUTE)
+    t = check_int("tensor_parallel", tensor_parallel, minimum=1)
+    split = check_bool("sequence_parallel", sequence_parallel)
+    if a % t or h % t:
+        raise ValueError(f"tensor_parallel must divide num_heads={a} and hidden={h}, got {t}")
     if recompute == "full":
         return 2 * s * b * h
-    return 34 * s * b * h + (5 * a * s * s * b if recompute == "none" else 0)
+    attention_core = 5 * a * s * s * b // t if recompute == "none" else 0
+    replicated = 10 * s * b * h // t if split else 10 * s * b * h
+    return replicated + 24 * s * b * h // t + attention_core
 
 
 def logits_bytes(config: TransformerConfig, batch: int, seq_len: int, *, bytes_per_value: int = 4) -> int:
@@ -105,6 +154,16 @@ def logits_bytes(config: TransformerConfig, batch: int, seq_len: int, *, bytes_p
     c = _config(config)
     b, s = check_int("batch", batch, minimum=1), check_int("seq_len", seq_len, minimum=1)
     return b * s * c.vocab_size * check_int("bytes_per_value", bytes_per_value, minimum=1)
+
+
+def embedding_dropout_bytes(config: TransformerConfig, batch: int, seq_len: int) -> int:
+    """The embedding dropout's 1-byte mask, ``B·T·d`` when ``config.dropout > 0`` (kept once, not per layer).
+
+    Megatron-LM's ``theoretical_memory_usage.py`` adds the same ``s·b·h`` ("Dropout in embedding layer").
+    """
+    c = _config(config)
+    b, s = check_int("batch", batch, minimum=1), check_int("seq_len", seq_len, minimum=1)
+    return b * s * c.d_model if c.dropout else 0
 
 
 def segment_checkpoint_bytes(num_layers: int, every: int, layer_bytes: int, input_bytes: int) -> int:

@@ -5,8 +5,10 @@
 (``"layernorm"`` or ``"rmsnorm"``) and the positions (``"learned"`` or ``"rope"``). The model
 (:class:`TransformerLM`) and every count of :mod:`cs336_lec2.transformer` read it, so no count can
 describe a model other than the one built. GPT-2 is the defaults plus ``tied_embeddings=True,
-bias=True``; Llama is ``gated_mlp=True, norm="rmsnorm", positions="rope"`` (and ``num_kv_heads``).
-Plain ``torch.nn``, no dropout: every saved tensor and FLOP has a formula. Re-exported by ``models``.
+bias=True`` (and ``dropout=0.1`` as released); Llama is ``gated_mlp=True, norm="rmsnorm",
+positions="rope"`` (and ``num_kv_heads``), no dropout. Plain ``torch.nn``: every saved tensor and FLOP
+has a formula. The small blocks (norms, rotary tables, dropout) live in :mod:`cs336_lec2.layers`.
+Re-exported by ``models``.
 """
 
 from __future__ import annotations
@@ -20,8 +22,9 @@ import torch.nn.functional as F
 from torch import nn
 from torch.utils.checkpoint import checkpoint
 
-from .checks import check_bool, check_buildable, check_choice, check_int, check_positive_real, check_token_ids
+from .checks import check_bool, check_buildable, check_choice, check_int, check_real, check_token_ids
 from .device import check_device, check_dtype
+from .layers import RMSNorm, apply_rotary, dropout, make_norm, rotary_tables  # noqa: F401  (re-exported)
 
 AttentionImpl = Literal["math", "sdpa"]
 ATTENTION_IMPLS: tuple[str, ...] = ("math", "sdpa")
@@ -46,6 +49,10 @@ class TransformerConfig:
     - ``norm``: ``"layernorm"`` (GPT-2) or ``"rmsnorm"`` (Llama; a weight, no mean, no bias).
     - ``positions``: ``"learned"`` (a ``context_length × d`` embedding) or ``"rope"`` (rotary, no
       parameters; needs an even head dimension).
+    - ``dropout``: the probability ``p`` in ``[0, 1)`` of GPT-2's and Megatron's four dropouts, in
+      training: on the attention probabilities, after the attention's output projection, after the
+      MLP and on the embeddings (GPT-2's released config: ``attn_pdrop = resid_pdrop = embd_pdrop =
+      0.1``). Each keeps a 1-byte mask for backward (:func:`cs336_lec2.layers.dropout`).
     """
 
     vocab_size: int
@@ -60,6 +67,7 @@ class TransformerConfig:
     gated_mlp: bool = field(default=False, kw_only=True)
     norm: str = field(default="layernorm", kw_only=True)
     positions: str = field(default="learned", kw_only=True)
+    dropout: float = field(default=0.0, kw_only=True)
 
     def __post_init__(self) -> None:
         for name in ("vocab_size", "context_length", "num_layers", "d_model", "num_heads", "d_ff"):
@@ -68,6 +76,9 @@ class TransformerConfig:
             check_bool(name, getattr(self, name))
         check_choice("norm", self.norm, NORMS)
         check_choice("positions", self.positions, POSITIONS)
+        if not check_real("dropout", self.dropout, minimum=0.0) < 1:
+            raise ValueError(f"dropout must be a probability in [0, 1), got {self.dropout!r}")
+        object.__setattr__(self, "dropout", float(self.dropout))
         if self.d_model % self.num_heads:
             raise ValueError(f"d_model must be a multiple of num_heads, got d_model={self.d_model}, "
                              f"num_heads={self.num_heads}")
@@ -89,48 +100,6 @@ class TransformerConfig:
         return int(self.num_kv_heads) * self.head_dim  # type: ignore[arg-type]
 
 
-class RMSNorm(nn.Module):
-    """``x / sqrt(mean(x²) + eps) · weight`` over the last dimension (Zhang & Sennrich 2019; Llama)."""
-
-    def __init__(self, dim: int, eps: float = 1e-5) -> None:
-        super().__init__()
-        self.eps = eps
-        self.weight = nn.Parameter(torch.ones(dim))
-
-    def forward(self, x: torch.Tensor) -> torch.Tensor:
-        """``(..., d)`` -> ``(..., d)``; autograd keeps x, the normalised x and 1/rms per token."""
-        return x * torch.rsqrt(x.pow(2).mean(-1, keepdim=True) + self.eps) * self.weight
-
-
-def make_norm(config: TransformerConfig) -> nn.Module:
-    """The config's norm of width d: ``nn.LayerNorm`` (bias as configured) or :class:`RMSNorm`."""
-    if config.norm == "rmsnorm":
-        return RMSNorm(config.d_model)
-    return nn.LayerNorm(config.d_model, bias=config.bias)
-
-
-def rotary_tables(context_length: int, head_dim: int, base: float = 10000.0) -> tuple[torch.Tensor, torch.Tensor]:
-    """cos and sin of RoPE's angles ``t·base^(-2i/head_dim)`` (Su et al. 2021), each ``(context_length, head_dim)``.
-
-    ``head_dim`` is even: RoPE rotates pairs of dimensions (an odd 3 gave tables for 4).
-    """
-    context_length = check_int("context_length", context_length, minimum=1, max_bits=31)
-    head_dim = check_int("head_dim", head_dim, minimum=2, max_bits=31)
-    if head_dim % 2:
-        raise ValueError(f"head_dim must be even (RoPE rotates pairs of dimensions), got {head_dim}")
-    base = check_positive_real("base", base)
-    inv = base ** (-torch.arange(0, head_dim, 2, dtype=torch.float64) / head_dim)
-    angles = torch.outer(torch.arange(context_length, dtype=torch.float64), inv)
-    angles = torch.cat([angles, angles], dim=-1)
-    return angles.cos().float(), angles.sin().float()
-
-
-def apply_rotary(x: torch.Tensor, cos: torch.Tensor, sin: torch.Tensor) -> torch.Tensor:
-    """Rotate pairs ``(x_i, x_{i+D/2})`` of ``x`` (..., T, D) by the angles of positions 0..T-1."""
-    x1, x2 = x.chunk(2, dim=-1)
-    return x * cos + torch.cat([-x2, x1], dim=-1) * sin
-
-
 class CausalSelfAttention(nn.Module):
     """Causal self-attention with H query heads and ``num_kv_heads`` K/V heads (GQA when fewer).
 
@@ -147,7 +116,7 @@ class CausalSelfAttention(nn.Module):
         super().__init__()
         self.num_heads, self.num_kv_heads, self.head_dim = config.num_heads, config.num_kv_heads, config.head_dim
         self.attention = check_choice("attention", attention, ATTENTION_IMPLS)
-        self.recompute_core = False
+        self.recompute_core, self.p = False, config.dropout
         d, kv = config.d_model, config.kv_dim
         self.split = (d, kv, kv)
         self.qkv = nn.Linear(d, d + 2 * kv, bias=config.bias)
@@ -172,20 +141,19 @@ class CausalSelfAttention(nn.Module):
             y = checkpoint(self.core, q, k, v, use_reentrant=False)
         else:
             y = self.core(q, k, v)
-        return self.proj(y.transpose(1, 2).reshape(b, t, d))
+        return dropout(self.proj(y.transpose(1, 2).reshape(b, t, d)), self.p, self.training)
 
     def core(self, q: torch.Tensor, k: torch.Tensor, v: torch.Tensor) -> torch.Tensor:
         """q ``(B, H, T, d_h)`` attends over k, v ``(B, KV, T, d_h)``: ``(B, H, T, d_h)``."""
-        group = self.num_heads // self.num_kv_heads
-        if self.attention == "sdpa":
-            gqa = group > 1
-            return F.scaled_dot_product_attention(q, k, v, is_causal=True, enable_gqa=gqa)
+        group, p = self.num_heads // self.num_kv_heads, self.p if self.training else 0.0
+        if self.attention == "sdpa":  # a flash kernel draws its dropout mask inside, keeps none
+            return F.scaled_dot_product_attention(q, k, v, dropout_p=p, is_causal=True, enable_gqa=group > 1)
         if group > 1:  # each K/V head serves `group` query heads
             k, v = (z.repeat_interleave(group, dim=1) for z in (k, v))
         t = q.shape[-2]
         scores = (q @ k.transpose(-2, -1)) * (1.0 / math.sqrt(self.head_dim))
         scores = scores + self.causal_bias[:t, :t].to(scores.dtype)
-        return scores.softmax(dim=-1) @ v
+        return dropout(scores.softmax(dim=-1), p, self.training) @ v
 
     def extra_repr(self) -> str:
         return f"heads={self.num_heads}, kv_heads={self.num_kv_heads}, attention={self.attention!r}"
@@ -197,7 +165,7 @@ class MLP(nn.Module):
     def __init__(self, config: TransformerConfig) -> None:
         super().__init__()
         d, d_ff, bias = config.d_model, config.d_ff, config.bias
-        self.gated = config.gated_mlp
+        self.gated, self.p = config.gated_mlp, config.dropout
         self.fc = nn.Linear(d, d_ff, bias=bias)
         self.act: nn.Module = nn.SiLU() if self.gated else nn.GELU()
         if self.gated:
@@ -207,7 +175,7 @@ class MLP(nn.Module):
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         """``(..., d)`` -> ``(..., d)``."""
         h = self.act(self.fc(x))
-        return self.proj(h * self.up(x) if self.gated else h)
+        return dropout(self.proj(h * self.up(x) if self.gated else h), self.p, self.training)
 
 
 class TransformerBlock(nn.Module):
@@ -249,6 +217,7 @@ class TransformerLM(nn.Module):
         gated_mlp: bool = False,
         norm: str = "layernorm",
         positions: str = "learned",
+        dropout: float = 0.0,
         attention: AttentionImpl = "math",
         device: str | torch.device | None = None,
         dtype: torch.dtype | None = None,
@@ -256,7 +225,7 @@ class TransformerLM(nn.Module):
         super().__init__()
         self.config = config = TransformerConfig(
             vocab_size, context_length, num_layers, d_model, num_heads, d_ff, tied_embeddings, bias,
-            num_kv_heads=num_kv_heads, gated_mlp=gated_mlp, norm=norm, positions=positions,
+            num_kv_heads=num_kv_heads, gated_mlp=gated_mlp, norm=norm, positions=positions, dropout=dropout,
         )
         check_buildable(config)  # before any layer is allocated
         self.token_embedding = nn.Embedding(vocab_size, d_model)
@@ -279,7 +248,7 @@ class TransformerLM(nn.Module):
         c = config
         sizes = (c.vocab_size, c.context_length, c.num_layers, c.d_model, c.num_heads, c.d_ff)
         arch = {"tied_embeddings": c.tied_embeddings, "bias": c.bias, "num_kv_heads": c.num_kv_heads,
-                "gated_mlp": c.gated_mlp, "norm": c.norm, "positions": c.positions}
+                "gated_mlp": c.gated_mlp, "norm": c.norm, "positions": c.positions, "dropout": c.dropout}
         return cls(*sizes, **arch, attention=attention, device=device, dtype=dtype)
 
     @staticmethod
@@ -339,6 +308,7 @@ class TransformerLM(nn.Module):
         x = self.token_embedding(idx)
         if self.position_embedding is not None:
             x = x + self.position_embedding(torch.arange(t, device=idx.device))
+        x = dropout(x, self.config.dropout, self.training)
         for block in self.blocks:
             if self._recompute == "full" and torch.is_grad_enabled():
                 x = checkpoint(block, x, use_reentrant=False)

@@ -231,7 +231,8 @@ _LLAMA = {"gated_mlp": True, "norm": "rmsnorm", "positions": "rope"}
 
 
 def _gpt2(name: str, layers: int, d: int, heads: int, reported: str, released: int) -> PublishedModel:
-    config = TransformerConfig(50257, 1024, layers, d, heads, 4 * d, tied_embeddings=True, bias=True)
+    # dropout: the released config.json's attn_pdrop = resid_pdrop = embd_pdrop = 0.1
+    config = TransformerConfig(50257, 1024, layers, d, heads, 4 * d, tied_embeddings=True, bias=True, dropout=0.1)
     return PublishedModel(name, config, reported, _GPT2, released)
 
 
