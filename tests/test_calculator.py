@@ -98,7 +98,7 @@ def test_defaults_compose_the_package():
     m = r["memory"]
     assert (m["params"], m["grads"], m["optimizer_state"]) == (2 * n, 2 * n, 12 * n)  # DDP, mixed bf16 AdamW
     assert m["total"] == (m["params"] + m["grads"] + m["optimizer_state"] + m["activations"] + 2 * m["logits"]
-                          + m["ddp_buckets"])
+                          + m["ddp_buckets"] + m["cuda_context"])
     assert m["logits"] == 4 * DEFAULTS["micro_batch"] * DEFAULTS["seq_len"] * DEFAULTS["vocab_size"]
     assert m["card"] == card.memory_bytes and m["fits"] == (m["total"] <= card.memory_bytes)
     assert r["largest_model"]["dp"] == card.memory_bytes // 16
@@ -187,7 +187,8 @@ def test_memory_and_flops_add_up(model, gpus, stage, precision, optimizer, batch
     r = calculate({"model": model, "num_gpus": gpus, "stage": stage, "precision": precision,
                    "optimizer": optimizer, "micro_batch": batch, "seq_len": seq, "tokens": tokens})
     m, f = r["memory"], r["flops"]
-    parts = ("params", "grads", "optimizer_state", "activations", "logits", "logits_grad", "gathered", "ddp_buckets")
+    parts = ("params", "grads", "optimizer_state", "activations", "logits", "logits_grad", "gathered", "ddp_buckets",
+             "cuda_context")
     assert math.isclose(m["total"], sum(m[part] for part in parts))
     assert f["total"] == f["per_token"] * tokens and f["total_6n"] == 6 * r["parameters"]["total"] * tokens
     assert r["communication"]["tokens_per_step"] == gpus * batch * seq

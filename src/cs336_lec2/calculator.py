@@ -35,6 +35,7 @@ from fractions import Fraction
 from typing import Any
 
 from .activations import activation_bytes_per_layer, logits_bytes, segment_checkpoint_bytes
+from .calculator_memory import CUDA_CONTEXT_BYTES, largest_fsdp_unit, transient_bytes  # noqa: F401 (re-exported)
 from .checks import check_bool, check_choice, check_count, check_int, check_real
 from .distributed import STAGES, step_communication, zero_memory
 from .distributed.cluster import CLUSTERS, DDP_BUCKET_BYTES, breakeven_tokens, step_seconds
@@ -245,7 +246,7 @@ def calculate(config: Mapping[str, Any]) -> dict[str, Any]:
     else:
         activations = c["num_layers"] * layer
     logits = logits_bytes(model, batch, seq)
-    extra = _transient_bytes(c, counts, recipe, logits)
+    extra = transient_bytes(c, counts, recipe, logits)
     total = state.params + state.grads + state.optimizer_state + activations + logits + sum(extra.values())
     memory = {"params": state.params, "grads": state.grads, "optimizer_state": state.optimizer_state,
               "activations": activations, "logits": logits, **extra, "total": total, "card": card.memory_bytes,
@@ -267,31 +268,6 @@ def calculate(config: Mapping[str, Any]) -> dict[str, Any]:
             "tokens_per_second": None if rate is None else rate / per_token}
     return {"parameters": parameters, "flops": flops, "time": time, "memory": memory,
             "largest_model": largest, "communication": communication, "step": step}
-
-
-def largest_fsdp_unit(counts: Any, num_layers: int) -> int:
-    """Parameters of the largest FSDP unit: one unit per block, the embeddings, and the final norm with the head.
-
-    Per-block wrapping as torchtitan's ``apply_fsdp`` does; with a large vocabulary the embedding is
-    the largest (Llama 3 8B: the head, 128,256 × 4,096 + 4,096 = 525,340,672, against 218,112,000 for a block).
-    """
-    norm = counts.norms // (2 * num_layers + 1)
-    block = (counts.attention + counts.mlp) // num_layers + 2 * norm
-    return max(counts.token_embedding + counts.position_embedding, block, counts.lm_head + norm)
-
-
-def _transient_bytes(c: Mapping[str, Any], counts: Any, recipe: Mapping[str, int], logits: int) -> dict[str, int]:
-    """Memory a step holds besides the state and the activations (issue 29 item 4).
-
-    ``logits_grad``: the gradient of the fp32 logits, as large as they are. ``gathered`` (ZeRO-3 /
-    FSDP): the full unit being computed and the next one prefetched, in the weights' dtype.
-    ``ddp_buckets`` (DDP): the buckets hold a second copy of every gradient unless
-    ``gradient_as_bucket_view=True`` (PyTorch's DistributedDataParallel documentation: that option
-    saves "the total gradients size"; it is off by default).
-    """
-    gathered = 2 * largest_fsdp_unit(counts, c["num_layers"]) * recipe["param_bytes"] if c["stage"] == "zero3" else 0
-    buckets = counts.total * recipe["grad_bytes"] if c["stage"] == "dp" else 0
-    return {"logits_grad": logits, "gathered": gathered, "ddp_buckets": buckets}
 
 
 def _cluster_time(c: Mapping[str, Any], n: int, peak: float | None) -> dict[str, Any]:
@@ -329,7 +305,8 @@ def page_data() -> dict[str, Any]:
             "matmul_dtype": dict(MATMUL_DTYPE), "seconds_per_day": SECONDS_PER_DAY, "defaults": DEFAULTS,
             "clusters": {key: {"name": name, **dataclasses.asdict(cluster)}
                          for key, (name, cluster) in CLUSTERS.items()}, "ddp_bucket_bytes": DDP_BUCKET_BYTES,
-            "url_keys": URL_KEYS, "limits": LIMITS, "mfu_min": MFU_MIN, "token_budgets": TOKEN_BUDGETS}
+            "url_keys": URL_KEYS, "limits": LIMITS, "mfu_min": MFU_MIN, "token_budgets": TOKEN_BUDGETS,
+            "cuda_context_bytes": CUDA_CONTEXT_BYTES}
 
 
 def page_data_module() -> str:

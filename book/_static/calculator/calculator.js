@@ -189,7 +189,7 @@ function badgeText(ok, yes, no) {
 // A stacked bar of the memory per GPU, the card's capacity marked; the table beside it has the numbers.
 // ``old`` (the bar drawn last time) is updated in place.
 const PARTS = ["params", "grads", "optimizer_state", "activations", "logits", "logits_grad", "gathered",
-  "ddp_buckets"];
+  "ddp_buckets", "cuda_context"];
 function memoryBar(m, old) {
   const scale = Math.max(m.total, Number(m.card));
   const draw = (wrap) => {

@@ -141,18 +141,19 @@ const F = {
     if (every === layers) return big(layers) * layerBytes;
     return big(Math.ceil(layers / every)) * inputBytes + big(every) * layerBytes;
   },
-  // calculator.largest_fsdp_unit: a unit per block, the embeddings, the final norm with the head
+  // calculator_memory.largest_fsdp_unit: a unit per block, the embeddings, the final norm with the head
   largest_fsdp_unit(counts, layers) {
     const L = big(layers), norm = counts.norms / (2n * L + 1n);
     const block = (counts.attention + counts.mlp) / L + 2n * norm;
     const units = [counts.token_embedding + counts.position_embedding, block, counts.lm_head + norm];
     return units.reduce((a, b) => (b > a ? b : a));
   },
-  // calculator._transient_bytes: the logits' gradient, FSDP's gathered + prefetched unit, DDP's buckets
+  // calculator_memory.transient_bytes: the logits' gradient, FSDP's gathered + prefetched unit, DDP's
+  // buckets, the CUDA context
   transient_bytes(c, counts, recipe, logits) {
     const gathered = c.stage === "zero3" ? 2n * F.largest_fsdp_unit(counts, c.num_layers) * big(recipe.param_bytes) : 0n;
     const buckets = c.stage === "dp" ? counts.total * big(recipe.grad_bytes) : 0n;
-    return { logits_grad: logits, gathered, ddp_buckets: buckets };
+    return { logits_grad: logits, gathered, ddp_buckets: buckets, cuda_context: big(DATA.cuda_context_bytes) };
   },
   // napkin.max_trainable_params: floor(Fraction(memory) / Fraction(bytes_per_param)), bytes a double
   max_trainable_params(memoryBytes, bytesPerParam) {
@@ -316,7 +317,7 @@ function calculate(config) {
   const logits = F.logits_bytes(c, batch, seq);
   const extra = F.transient_bytes(c, counts, recipe, logits);
   const sum = params + grads + state + Number(activations) + Number(logits)
-    + Number(extra.logits_grad + extra.gathered + extra.ddp_buckets);
+    + Number(extra.logits_grad + extra.gathered + extra.ddp_buckets + extra.cuda_context);
   const memory = { params, grads, optimizer_state: state, activations, logits, ...extra, total: sum,
     card: big(card.memory_bytes),
     fits: sum <= card.memory_bytes };
