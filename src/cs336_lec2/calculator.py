@@ -306,7 +306,14 @@ def page_data() -> dict[str, Any]:
             "clusters": {key: {"name": name, **dataclasses.asdict(cluster)}
                          for key, (name, cluster) in CLUSTERS.items()}, "ddp_bucket_bytes": DDP_BUCKET_BYTES,
             "url_keys": URL_KEYS, "limits": LIMITS, "mfu_min": MFU_MIN, "token_budgets": TOKEN_BUDGETS,
-            "cuda_context_bytes": CUDA_CONTEXT_BYTES}
+            "cuda_context_bytes": CUDA_CONTEXT_BYTES, "validation": _validation_rows()}
+
+
+def _validation_rows() -> list[dict[str, Any]]:
+    """:func:`cs336_lec2.validation.page_rows` (imported here: that module computes with this one)."""
+    from .validation import page_rows
+
+    return page_rows()
 
 
 def page_data_module() -> str:
