@@ -86,7 +86,7 @@ PUBLISHED_RUNS: list[dict[str, Any]] = [
     _h100(128, False, 5605, 67.0), _h100(128, True, 6514, 62.0),
     # MODEL_CARD.md: Time (GPU hours) per model, A100-80GB; 2.0T tokens each
     *({"kind": "gpu_hours", "source": "llama2-card", "gpu_hours": hours, "label_en": f"{name}, 2T tokens",
-       "label_zh": f"{name}，2T 词元",
+       "label_zh": f"{name}，2 万亿（2T）个词元",
        "config": {"model": key, "gpu": "a100-sxm-80gb", "tokens": 2 * 10**12, "mfu": LLAMA2_MFU}}
       for key, name, hours in (("llama2-7b", "Llama 2 7B", 184_320), ("llama2-13b", "Llama 2 13B", 368_640),
                                ("llama2-70b", "Llama 2 70B", 1_720_320))),

@@ -901,7 +901,7 @@
    "kind": "gpu_hours",
    "gpu_hours": 184320,
    "label_en": "Llama 2 7B, 2T tokens",
-   "label_zh": "Llama 2 7B，2T 词元",
+   "label_zh": "Llama 2 7B，2 万亿（2T）个词元",
    "config": {
     "model": "llama2-7b",
     "gpu": "a100-sxm-80gb",
@@ -922,7 +922,7 @@
    "kind": "gpu_hours",
    "gpu_hours": 368640,
    "label_en": "Llama 2 13B, 2T tokens",
-   "label_zh": "Llama 2 13B，2T 词元",
+   "label_zh": "Llama 2 13B，2 万亿（2T）个词元",
    "config": {
     "model": "llama2-13b",
     "gpu": "a100-sxm-80gb",
@@ -943,7 +943,7 @@
    "kind": "gpu_hours",
    "gpu_hours": 1720320,
    "label_en": "Llama 2 70B, 2T tokens",
-   "label_zh": "Llama 2 70B，2T 词元",
+   "label_zh": "Llama 2 70B，2 万亿（2T）个词元",
    "config": {
     "model": "llama2-70b",
     "gpu": "a100-sxm-80gb",

@@ -50,6 +50,15 @@ const T = ZH ? {
   global_batch_tokens: "全局批大小（词元数）", steps: "训练 D 个词元需要的优化器步数",
   step_seconds: "每步时间（按 MFU 计）", tokens_per_second: "吞吐量（词元/秒，全部 GPU）",
   tokens_per_second_gpu: "每块 GPU 的吞吐量（词元/秒）",
+  validation: {
+    caption: "计算器与已发表的训练实测对照（数字均由本书的辅助包根据来源中的配置算出）", run: "训练配置（点击在上方计算器中打开）",
+    published: "已发表的数值", calculator: "计算器", ratio: "计算器 / 已发表", source: "来源",
+    mfuAt: "MFU {mfu}，每块 GPU {tps} 词元/秒", embedding: "像 torchtitan 当时那样把词嵌入计入 6N 时为 {mfu}",
+    tps: "词元/秒/GPU", stated: "文中给出 MFU 为 {lo}–{hi}", needs: "需要 MFU {mfu}",
+    bracket: "显存 {full}（完全重计算）到 {none}（不重计算）", drop: "8 → 128 块 GPU 时减少 {calc}（已发表：{pub}）",
+    ofDrop: "（显存减少量）", hours: "GPU 小时", at: "MFU 为 {mfu} 时需 {hours} GPU 小时",
+    implied: "已发表的 GPU 小时数对应 MFU {mfu}",
+  },
   errors: {
     int: "须为 1 到 {max} 之间的整数", bool: "须为 1 或 0（true 或 false）", choice: "须为以下之一：{options}",
     kv: "须能整除注意力头数（{heads}）", heads: "须是注意力头数（{heads}）的整数倍",
@@ -106,6 +115,16 @@ const T = ZH ? {
   global_batch: "Global batch (sequences = GPUs × B × accumulation)", global_batch_tokens: "Global batch (tokens)",
   steps: "Optimizer steps to train on D tokens", step_seconds: "Time per step (at the MFU)",
   tokens_per_second: "Throughput (tokens/s, all GPUs)", tokens_per_second_gpu: "Throughput per GPU (tokens/s)",
+  validation: {
+    caption: "The calculator against published runs (every number computed by the package from the source's configuration)",
+    run: "Run (opens it in the calculator above)", published: "Published", calculator: "Calculator",
+    ratio: "Calculator / published", source: "Source", mfuAt: "MFU {mfu} at {tps} tokens/s/GPU",
+    embedding: "{mfu} counting the embedding in 6N, as torchtitan did", tps: "tokens/s/GPU",
+    stated: "stated MFU {lo}–{hi}", needs: "needs MFU {mfu}",
+    bracket: "memory {full} (full recomputation) to {none} (none)", drop: "8 → 128 GPUs: {calc} less (published: {pub})",
+    ofDrop: "(memory drop)", hours: "GPU-hours", at: "{hours} GPU-hours at MFU {mfu}",
+    implied: "the published hours mean MFU {mfu}",
+  },
   errors: {
     int: "must be a whole number from 1 to {max}", bool: "must be 1 or 0 (true or false)",
     choice: "must be one of: {options}", kv: "must divide the number of heads ({heads})",
