@@ -15,7 +15,7 @@ import re
 
 import pytest
 from test_browser import browser  # noqa: F401  (the offline Chromium)
-from test_calculator_url import BAD_LINKS
+from test_calculator_url import BAD_LINKS, GEMMA_7B
 
 from cs336_lec2.calculator import URL_KEYS, calculate
 from cs336_lec2.calculator_url import read_url
@@ -140,7 +140,8 @@ def _fragments(rng: random.Random, count: int) -> list[str]:
 
 def test_the_page_reads_every_address_as_python_does(from_disk):
     _lang, page = from_disk
-    extra = ["#model=custom&heads=7&kv=3", "#seq=2048", "#tokens=1.5e13&gpus=16&foo=1&gpus=8", "#mfu=.5"]
+    extra = ["#model=custom&heads=7&kv=3", "#seq=2048", "#tokens=1.5e13&gpus=16&foo=1&gpus=8", "#mfu=.5", GEMMA_7B,
+             GEMMA_7B.replace("&hs=256", "&hs=255"), "#model=gemma7b&gpus=64&zero=zero3"]
     fragments = [*BAD_LINKS, *extra, *_fragments(random.Random(29), 300)]
     found = page.evaluate(READ, fragments)
     for fragment, js in zip(fragments, found, strict=True):

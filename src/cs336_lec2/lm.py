@@ -1,12 +1,12 @@
 """The decoder-only Transformer that chapters 13 and 14 account for, described by ONE config.
 
-:class:`TransformerConfig` holds the sizes AND the architecture: grouped-query attention
-(``num_kv_heads``), a gated SwiGLU MLP (``gated_mlp``), tied embeddings, biases, the norm
-(``"layernorm"`` or ``"rmsnorm"``) and the positions (``"learned"`` or ``"rope"``). The model
-(:class:`TransformerLM`) and every count of :mod:`cs336_lec2.transformer` read it, so no count can
-describe a model other than the one built. GPT-2 is the defaults plus ``tied_embeddings=True,
-bias=True``; Llama is ``gated_mlp=True, norm="rmsnorm", positions="rope"`` (and ``num_kv_heads``).
-Plain ``torch.nn``, no dropout: every saved tensor and FLOP has a formula. Re-exported by ``models``.
+:class:`TransformerConfig` holds the sizes AND the architecture: grouped-query attention (``num_kv_heads``),
+the head size, a gated SwiGLU MLP (``gated_mlp``), tied embeddings, biases, the norm (``"layernorm"`` or
+``"rmsnorm"``) and the positions (``"learned"`` or ``"rope"``). The model (:class:`TransformerLM`) and every
+count of :mod:`cs336_lec2.transformer` read it, so no count can describe a model other than the one built.
+GPT-2 is the defaults plus ``tied_embeddings=True, bias=True``; Llama is ``gated_mlp=True, norm="rmsnorm",
+positions="rope"`` (and ``num_kv_heads``). Plain ``torch.nn``, no dropout: every saved tensor and FLOP has
+a formula. Re-exported by ``models``.
 """
 
 from __future__ import annotations
@@ -42,6 +42,7 @@ class TransformerConfig:
     - ``bias``: biases in every Linear (not the head) and LayerNorm (GPT-2); RMSNorm has none.
     - ``num_kv_heads``: grouped-query attention, K and V with this many heads (it divides H); the
       default None means H (multi-head attention) and is stored as H.
+    - ``head_size``: a head's width, None = ``d_model / num_heads`` (Gemma 7B: d = 3,072, 16 heads of 256).
     - ``gated_mlp``: SwiGLU, ``down(silu(x·W_gate) * (x·W_up))``, three ``d × d_ff`` matrices (Llama).
     - ``norm``: ``"layernorm"`` (GPT-2) or ``"rmsnorm"`` (Llama; a weight, no mean, no bias).
     - ``positions``: ``"learned"`` (a ``context_length × d`` embedding) or ``"rope"`` (rotary, no
@@ -57,6 +58,7 @@ class TransformerConfig:
     tied_embeddings: bool = False
     bias: bool = False
     num_kv_heads: int | None = field(default=None, kw_only=True)
+    head_size: int | None = field(default=None, kw_only=True)
     gated_mlp: bool = field(default=False, kw_only=True)
     norm: str = field(default="layernorm", kw_only=True)
     positions: str = field(default="learned", kw_only=True)
@@ -68,20 +70,26 @@ class TransformerConfig:
             check_bool(name, getattr(self, name))
         check_choice("norm", self.norm, NORMS)
         check_choice("positions", self.positions, POSITIONS)
-        if self.d_model % self.num_heads:
-            raise ValueError(f"d_model must be a multiple of num_heads, got d_model={self.d_model}, "
-                             f"num_heads={self.num_heads}")
+        if self.head_size is None and self.d_model % (h := self.num_heads):
+            raise ValueError(f"d_model must be a multiple of num_heads={h} (or set head_size), got {self.d_model}")
+        if self.head_size is not None:
+            check_int("head_size", self.head_size, minimum=1)
         kv = self.num_heads if self.num_kv_heads is None else check_int("num_kv_heads", self.num_kv_heads, minimum=1)
         if self.num_heads % kv:
             raise ValueError(f"num_kv_heads must divide num_heads={self.num_heads}, got {kv}")
         object.__setattr__(self, "num_kv_heads", kv)
         if self.positions == "rope" and self.head_dim % 2:
-            raise ValueError(f"positions='rope' needs an even head dimension, got d_model/num_heads={self.head_dim}")
+            raise ValueError(f"positions='rope' needs an even head dimension, got head_dim={self.head_dim}")
 
     @property
     def head_dim(self) -> int:
-        """``d_model // num_heads``: the width of one attention head."""
-        return self.d_model // self.num_heads
+        """The width of one attention head: ``head_size``, or ``d_model // num_heads`` when it is None."""
+        return self.d_model // self.num_heads if self.head_size is None else self.head_size
+
+    @property
+    def q_dim(self) -> int:
+        """Width of the Q projection and of the attention output: ``num_heads · head_dim`` (``d`` unless set)."""
+        return self.num_heads * self.head_dim
 
     @property
     def kv_dim(self) -> int:
@@ -120,8 +128,7 @@ def rotary_tables(context_length: int, head_dim: int, base: float = 10000.0) -> 
         raise ValueError(f"head_dim must be even (RoPE rotates pairs of dimensions), got {head_dim}")
     base = check_positive_real("base", base)
     inv = base ** (-torch.arange(0, head_dim, 2, dtype=torch.float64) / head_dim)
-    angles = torch.outer(torch.arange(context_length, dtype=torch.float64), inv)
-    angles = torch.cat([angles, angles], dim=-1)
+    angles = torch.outer(torch.arange(context_length, dtype=torch.float64), inv).repeat(1, 2)  # [a, a]
     return angles.cos().float(), angles.sin().float()
 
 
@@ -134,13 +141,12 @@ def apply_rotary(x: torch.Tensor, cos: torch.Tensor, sin: torch.Tensor) -> torch
 class CausalSelfAttention(nn.Module):
     """Causal self-attention with H query heads and ``num_kv_heads`` K/V heads (GQA when fewer).
 
-    ``qkv = Linear(d, d + 2·kv_dim)``, RoPE on q and k when configured, attention, ``proj = Linear(d, d)``.
+    ``qkv = Linear(d, q_dim + 2·kv_dim)``, RoPE on q and k when configured, attention, ``proj = Linear(q_dim, d)``.
     ``attention="math"`` spells it out (``softmax(q @ kᵀ / sqrt(d_head) + causal_bias) @ v``) so that
     ``FlopCounterMode`` sees its two batched matmuls and autograd saves plain tensors;
     ``attention="sdpa"`` calls ``F.scaled_dot_product_attention(..., is_causal=True)`` (a fused, flash
-    kernel where one exists: nothing ``T × T`` is kept). ``recompute_core=True`` runs the attention core
-    (scores, softmax, weighted sum) under activation checkpointing: Korthikanti et al.'s selective
-    recomputation.
+    kernel where one exists: nothing ``T × T`` is kept). ``recompute_core=True`` runs the attention core (scores,
+    softmax, weighted sum) under activation checkpointing: Korthikanti et al.'s selective recomputation.
     """
 
     def __init__(self, config: TransformerConfig, *, attention: AttentionImpl = "math") -> None:
@@ -148,10 +154,10 @@ class CausalSelfAttention(nn.Module):
         self.num_heads, self.num_kv_heads, self.head_dim = config.num_heads, config.num_kv_heads, config.head_dim
         self.attention = check_choice("attention", attention, ATTENTION_IMPLS)
         self.recompute_core = False
-        d, kv = config.d_model, config.kv_dim
-        self.split = (d, kv, kv)
-        self.qkv = nn.Linear(d, d + 2 * kv, bias=config.bias)
-        self.proj = nn.Linear(d, d, bias=config.bias)
+        d, q, kv = config.d_model, config.q_dim, config.kv_dim
+        self.split = (q, kv, kv)
+        self.qkv = nn.Linear(d, q + 2 * kv, bias=config.bias)
+        self.proj = nn.Linear(q, d, bias=config.bias)
         n = config.context_length
         self.register_buffer("causal_bias", torch.full((n, n), float("-inf")).triu(1), persistent=False)
         self.rope = config.positions == "rope"
@@ -162,7 +168,7 @@ class CausalSelfAttention(nn.Module):
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         """``(B, T, d)`` -> ``(B, T, d)``; position t attends to positions ``<= t`` only."""
-        b, t, d = x.shape
+        b, t, _ = x.shape
         q, k, v = self.qkv(x).split(self.split, dim=-1)
         q = q.view(b, t, self.num_heads, self.head_dim).transpose(1, 2)  # (B, H, T, d_head)
         k, v = (z.view(b, t, self.num_kv_heads, -1).transpose(1, 2) for z in (k, v))
@@ -172,19 +178,17 @@ class CausalSelfAttention(nn.Module):
             y = checkpoint(self.core, q, k, v, use_reentrant=False)
         else:
             y = self.core(q, k, v)
-        return self.proj(y.transpose(1, 2).reshape(b, t, d))
+        return self.proj(y.transpose(1, 2).reshape(b, t, self.split[0]))
 
     def core(self, q: torch.Tensor, k: torch.Tensor, v: torch.Tensor) -> torch.Tensor:
         """q ``(B, H, T, d_h)`` attends over k, v ``(B, KV, T, d_h)``: ``(B, H, T, d_h)``."""
         group = self.num_heads // self.num_kv_heads
         if self.attention == "sdpa":
-            gqa = group > 1
-            return F.scaled_dot_product_attention(q, k, v, is_causal=True, enable_gqa=gqa)
+            return F.scaled_dot_product_attention(q, k, v, is_causal=True, enable_gqa=group > 1)
         if group > 1:  # each K/V head serves `group` query heads
             k, v = (z.repeat_interleave(group, dim=1) for z in (k, v))
         t = q.shape[-2]
-        scores = (q @ k.transpose(-2, -1)) * (1.0 / math.sqrt(self.head_dim))
-        scores = scores + self.causal_bias[:t, :t].to(scores.dtype)
+        scores = (q @ k.transpose(-2, -1)) * (1.0 / math.sqrt(self.head_dim)) + self.causal_bias[:t, :t].to(q.dtype)
         return scores.softmax(dim=-1) @ v
 
     def extra_repr(self) -> str:
@@ -243,20 +247,16 @@ class TransformerLM(nn.Module):
     def __init__(
         self, vocab_size: int, context_length: int, num_layers: int, d_model: int, num_heads: int, d_ff: int,
         *,
-        tied_embeddings: bool = False,
-        bias: bool = False,
-        num_kv_heads: int | None = None,
-        gated_mlp: bool = False,
-        norm: str = "layernorm",
-        positions: str = "learned",
+        tied_embeddings: bool = False, bias: bool = False,
+        num_kv_heads: int | None = None, head_size: int | None = None,
+        gated_mlp: bool = False, norm: str = "layernorm", positions: str = "learned",
         attention: AttentionImpl = "math",
-        device: str | torch.device | None = None,
-        dtype: torch.dtype | None = None,
+        device: str | torch.device | None = None, dtype: torch.dtype | None = None,
     ) -> None:
         super().__init__()
         self.config = config = TransformerConfig(
             vocab_size, context_length, num_layers, d_model, num_heads, d_ff, tied_embeddings, bias,
-            num_kv_heads=num_kv_heads, gated_mlp=gated_mlp, norm=norm, positions=positions,
+            num_kv_heads=num_kv_heads, head_size=head_size, gated_mlp=gated_mlp, norm=norm, positions=positions,
         )
         check_buildable(config)  # before any layer is allocated
         self.token_embedding = nn.Embedding(vocab_size, d_model)
@@ -279,7 +279,7 @@ class TransformerLM(nn.Module):
         c = config
         sizes = (c.vocab_size, c.context_length, c.num_layers, c.d_model, c.num_heads, c.d_ff)
         arch = {"tied_embeddings": c.tied_embeddings, "bias": c.bias, "num_kv_heads": c.num_kv_heads,
-                "gated_mlp": c.gated_mlp, "norm": c.norm, "positions": c.positions}
+                "head_size": c.head_size, "gated_mlp": c.gated_mlp, "norm": c.norm, "positions": c.positions}
         return cls(*sizes, **arch, attention=attention, device=device, dtype=dtype)
 
     @staticmethod

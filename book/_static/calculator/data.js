@@ -17,7 +17,8 @@
    "tied_embeddings": true,
    "bias": true,
    "norm": "layernorm",
-   "positions": "learned"
+   "positions": "learned",
+   "head_size": null
   },
   "gpt2-medium": {
    "name": "GPT-2 medium",
@@ -34,7 +35,8 @@
    "tied_embeddings": true,
    "bias": true,
    "norm": "layernorm",
-   "positions": "learned"
+   "positions": "learned",
+   "head_size": null
   },
   "gpt2-large": {
    "name": "GPT-2 large",
@@ -51,7 +53,8 @@
    "tied_embeddings": true,
    "bias": true,
    "norm": "layernorm",
-   "positions": "learned"
+   "positions": "learned",
+   "head_size": null
   },
   "gpt2-xl": {
    "name": "GPT-2 XL",
@@ -68,7 +71,8 @@
    "tied_embeddings": true,
    "bias": true,
    "norm": "layernorm",
-   "positions": "learned"
+   "positions": "learned",
+   "head_size": null
   },
   "llama2-7b": {
    "name": "Llama 2 7B",
@@ -85,7 +89,8 @@
    "tied_embeddings": false,
    "bias": false,
    "norm": "rmsnorm",
-   "positions": "rope"
+   "positions": "rope",
+   "head_size": null
   },
   "llama2-13b": {
    "name": "Llama 2 13B",
@@ -102,7 +107,8 @@
    "tied_embeddings": false,
    "bias": false,
    "norm": "rmsnorm",
-   "positions": "rope"
+   "positions": "rope",
+   "head_size": null
   },
   "llama2-70b": {
    "name": "Llama 2 70B",
@@ -119,7 +125,8 @@
    "tied_embeddings": false,
    "bias": false,
    "norm": "rmsnorm",
-   "positions": "rope"
+   "positions": "rope",
+   "head_size": null
   },
   "llama3-8b": {
    "name": "Llama 3 8B",
@@ -136,7 +143,26 @@
    "tied_embeddings": false,
    "bias": false,
    "norm": "rmsnorm",
-   "positions": "rope"
+   "positions": "rope",
+   "head_size": null
+  },
+  "gemma7b": {
+   "name": "Gemma 7B",
+   "reported": "7B",
+   "source": "Gemma Team 2024, 'Gemma: Open Models Based on Gemini Research and Technology', table 1 (d_model 3072, 28 layers, 16 heads of size 256, 16 KV heads, context 8192) and table 2 (7,751,248,896 non-embedding parameters); transformers' GemmaConfig defaults (google/gemma-7b: vocab_size 256000, intermediate_size 24576, head_dim 256, tie_word_embeddings true, RMSNorm, RoPE, GeGLU: a gated MLP of three matrices, counted as SwiGLU's; no biases); released size 8,537,680,896 (keras-hub's gemma_7b_en preset)",
+   "vocab_size": 256000,
+   "context_length": 8192,
+   "num_layers": 28,
+   "d_model": 3072,
+   "num_heads": 16,
+   "num_kv_heads": 16,
+   "d_ff": 24576,
+   "gated_mlp": true,
+   "tied_embeddings": true,
+   "bias": false,
+   "norm": "rmsnorm",
+   "positions": "rope",
+   "head_size": 256
   }
  },
  "accelerators": {
@@ -461,6 +487,7 @@
   "bias": true,
   "norm": "layernorm",
   "positions": "learned",
+  "head_size": null,
   "seq_len": 1024,
   "micro_batch": 8,
   "grad_accum": 1,
@@ -554,7 +581,8 @@
   "optimizer": "opt",
   "stage": "zero",
   "recompute": "recomp",
-  "flash_attention": "flash"
+  "flash_attention": "flash",
+  "head_size": "hs"
  },
  "limits": {
   "vocab_size": 16777216,
@@ -568,14 +596,16 @@
   "micro_batch": 65536,
   "num_gpus": 1048576,
   "grad_accum": 65536,
-  "tokens": 1000000000000000
+  "tokens": 1000000000000000,
+  "head_size": 16384
  },
  "mfu_min": 0.001,
  "token_budgets": {
   "llama2-7b": 2000000000000,
   "llama2-13b": 2000000000000,
   "llama2-70b": 2000000000000,
-  "llama3-8b": 15000000000000
+  "llama3-8b": 15000000000000,
+  "gemma7b": 6000000000000
  },
  "cuda_context_bytes": 1408237568,
  "validation": [

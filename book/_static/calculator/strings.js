@@ -8,7 +8,7 @@ const fmtInt = new Intl.NumberFormat("en-US");
 const T = ZH ? {
   model: "模型", preset: "预设模型", custom: "自定义", vocab_size: "词表大小 V", context_length: "最大上下文长度",
   num_layers: "层数 L", d_model: "模型宽度 d", num_heads: "注意力头数 H", num_kv_heads: "KV 头数（GQA）",
-  d_ff: "MLP 宽度 d_ff", gated_mlp: "门控 MLP（SwiGLU）", tied_embeddings: "输入输出嵌入共享",
+  d_ff: "MLP 宽度 d_ff", head_size: "每个头的维度（留空则为 d / H）", gated_mlp: "门控 MLP（SwiGLU）", tied_embeddings: "输入输出嵌入共享",
   bias: "偏置项", norm: "归一化", positions: "位置编码",
   norms: { layernorm: "LayerNorm", rmsnorm: "RMSNorm" }, positionsList: { learned: "可学习位置嵌入", rope: "RoPE（旋转位置编码）" },
   flash_attention: "Flash Attention（不保存 T×T 注意力矩阵）",
@@ -61,8 +61,8 @@ const T = ZH ? {
   },
   errors: {
     int: "须为 1 到 {max} 之间的整数", bool: "须为 1 或 0（true 或 false）", choice: "须为以下之一：{options}",
-    kv: "须能整除注意力头数（{heads}）", heads: "须是注意力头数（{heads}）的整数倍",
-    rope: "旋转位置编码要求每个头的维度（宽度 ÷ 头数）为偶数",
+    kv: "须能整除注意力头数（{heads}）", heads: "须是注意力头数（{heads}）的整数倍，或者填写每个头的维度",
+    rope: "旋转位置编码要求每个头的维度（所填的头维度，或宽度 ÷ 头数）为偶数",
     context: "使用可学习位置嵌入时不能超过最大上下文长度（{ctx}）", mfu: "须在 {min} 到 1 之间",
     hfu: "在当前的激活重计算策略下，GPU 须达到峰值的 {hfu} 倍，硬件算力利用率（HFU）超过 1",
     unknown: "不是本计算器的输入项", twice: "出现了两次", digits: "须用十进制数字书写（最多 15 位）",
@@ -71,7 +71,7 @@ const T = ZH ? {
 } : {
   model: "Model", preset: "Preset", custom: "custom", vocab_size: "Vocabulary V", context_length: "Context length",
   num_layers: "Layers L", d_model: "Width d", num_heads: "Heads H", num_kv_heads: "KV heads (GQA)",
-  d_ff: "MLP width d_ff", gated_mlp: "Gated MLP (SwiGLU)", tied_embeddings: "Tied embeddings", bias: "Biases",
+  d_ff: "MLP width d_ff", head_size: "Head size (empty: d / H)", gated_mlp: "Gated MLP (SwiGLU)", tied_embeddings: "Tied embeddings", bias: "Biases",
   norm: "Norm", positions: "Positions",
   norms: { layernorm: "LayerNorm", rmsnorm: "RMSNorm" }, positionsList: { learned: "learned", rope: "rotary (RoPE)" },
   flash_attention: "Flash attention (no T×T scores saved)",
@@ -128,8 +128,8 @@ const T = ZH ? {
   errors: {
     int: "must be a whole number from 1 to {max}", bool: "must be 1 or 0 (true or false)",
     choice: "must be one of: {options}", kv: "must divide the number of heads ({heads})",
-    heads: "must be a multiple of the number of heads ({heads})",
-    rope: "rotary positions need an even head size (width / heads)",
+    heads: "must be a multiple of the number of heads ({heads}), or give the head size",
+    rope: "rotary positions need an even head size (the head size given, or width / heads)",
     context: "must be at most the context length ({ctx}) with learned positions", mfu: "must be between {min} and 1",
     hfu: "with this recomputation the GPUs would run at {hfu} times their peak: HFU above 1",
     unknown: "is not an input of this calculator", twice: "is given twice",
