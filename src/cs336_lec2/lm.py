@@ -188,7 +188,8 @@ class CausalSelfAttention(nn.Module):
         if group > 1:  # each K/V head serves `group` query heads
             k, v = (z.repeat_interleave(group, dim=1) for z in (k, v))
         t = q.shape[-2]
-        scores = (q @ k.transpose(-2, -1)) * (1.0 / math.sqrt(self.head_dim)) + self.causal_bias[:t, :t].to(q.dtype)
+        scores = (q @ k.transpose(-2, -1)) * (1.0 / math.sqrt(self.head_dim))
+        scores = scores + self.causal_bias[:t, :t].to(scores.dtype)
         return scores.softmax(dim=-1) @ v
 
     def extra_repr(self) -> str:
@@ -233,11 +234,10 @@ class TransformerBlock(nn.Module):
 class TransformerLM(nn.Module):
     """A decoder-only language model: ``forward(idx)`` maps token ids ``(B, T)`` to logits ``(B, T, V)``.
 
-    Token embedding ``(V, d)`` (plus a learned position embedding ``(context_length, d)`` when
-    ``positions="learned"``), ``num_layers`` :class:`TransformerBlock`, a final norm ``ln_f`` and the
-    LM head ``Linear(d, V, bias=False)``, tied to the token embedding (one parameter) when
-    ``tied_embeddings``. The architecture keywords are :class:`TransformerConfig`'s; the defaults
-    are GPT-2's block without biases.
+    Token embedding ``(V, d)`` (plus a learned position embedding ``(context_length, d)`` when ``positions="learned"``),
+    ``num_layers`` :class:`TransformerBlock`, a final norm ``ln_f`` and the LM head ``Linear(d, V, bias=False)``,
+    tied to the token embedding (one parameter) when ``tied_embeddings``. The architecture keywords are
+    :class:`TransformerConfig`'s; the defaults are GPT-2's block without biases.
 
     Weights are drawn on the CPU from torch's global generator (normal, std 0.02, as GPT-2; biases
     zero; norm weights one), then moved to ``device`` / ``dtype``: the same seed gives the same model
