@@ -57,4 +57,5 @@ def test_every_row_reaches_the_page_with_its_source():
     rows = page_rows()
     assert len(rows) == len(PUBLISHED_RUNS) == 14
     assert all("github.com/" in row["source"] and "commit" in row["source"] for row in rows)
+    assert all("@" in row["source_short"] for row in rows)  # the page's column: path @commit
     assert all(row["label_zh"] and row["calc"]["per_token"] > 0 for row in rows)

@@ -41,6 +41,9 @@ SOURCES = {
     "llama2-card": "github.com/meta-llama/llama, MODEL_CARD.md at commit 0e3444b (Touvron et al. 2023, "
                    "table 2): GPU-hours on A100-80GB; 2.0T tokens, context 4k",
 }
+SHORT = {"torchtitan-a100": "pytorch/torchtitan docs/performance.md @0413364",
+         "torchtitan-h100": "pytorch/torchtitan benchmarks/llama3_h100_202412_torchtitan.md @31a17bf",
+         "llama2-card": "meta-llama/llama MODEL_CARD.md @0e3444b"}  # the page's column; SOURCES in its tooltip
 GIB = 2**30
 # torchtitan's measured MFU for Llama 2 70B on A100s (docs/performance.md: batch 2, full AC, 50.5%):
 # the MFU at which the calculator estimates Llama 2's GPU-hours.
@@ -129,4 +132,5 @@ def compare(run: dict[str, Any]) -> dict[str, Any]:
 def page_rows() -> list[dict[str, Any]]:
     """Each published run with its source and the calculator's numbers, for the page (``data.js``)."""
     return [{**{k: v for k, v in run.items() if k != "source"}, "source": SOURCES[run["source"]],
+             "source_short": SHORT[run["source"]],
              "card": ACCELERATORS[run["config"]["gpu"]].name, "calc": compare(run)} for run in PUBLISHED_RUNS]

@@ -626,6 +626,7 @@
    "label_en": "Llama 3 8B, 64 × A100, b = 1, T = 8192, selective (layer) AC",
    "label_zh": "Llama 3 8B，64 × A100，b = 1，T = 8192，选择性检查点（按层）",
    "source": "github.com/pytorch/torchtitan, docs/performance.md at commit 0413364 (64 A100 80GB, FSDP2; tables 'Llama 3 performance numbers' and 'Llama 2 performance numbers')",
+   "source_short": "pytorch/torchtitan docs/performance.md @0413364",
    "card": "NVIDIA A100 SXM4 80GB",
    "calc": {
     "per_token": 57912852480,
@@ -652,6 +653,7 @@
    "label_en": "Llama 3 8B, 64 × A100, b = 1, T = 8192, selective (op) AC",
    "label_zh": "Llama 3 8B，64 × A100，b = 1，T = 8192，选择性检查点（按算子）",
    "source": "github.com/pytorch/torchtitan, docs/performance.md at commit 0413364 (64 A100 80GB, FSDP2; tables 'Llama 3 performance numbers' and 'Llama 2 performance numbers')",
+   "source_short": "pytorch/torchtitan docs/performance.md @0413364",
    "card": "NVIDIA A100 SXM4 80GB",
    "calc": {
     "per_token": 57912852480,
@@ -678,6 +680,7 @@
    "label_en": "Llama 2 13B, 64 × A100, b = 2, T = 4096, no activation checkpointing",
    "label_zh": "Llama 2 13B，64 × A100，b = 2，T = 4096，不做激活检查点",
    "source": "github.com/pytorch/torchtitan, docs/performance.md at commit 0413364 (64 A100 80GB, FSDP2; tables 'Llama 3 performance numbers' and 'Llama 2 performance numbers')",
+   "source_short": "pytorch/torchtitan docs/performance.md @0413364",
    "card": "NVIDIA A100 SXM4 80GB",
    "calc": {
     "per_token": 87175987200,
@@ -704,6 +707,7 @@
    "label_en": "Llama 2 13B, 64 × A100, b = 2, T = 4096, selective (layer) AC",
    "label_zh": "Llama 2 13B，64 × A100，b = 2，T = 4096，选择性检查点（按层）",
    "source": "github.com/pytorch/torchtitan, docs/performance.md at commit 0413364 (64 A100 80GB, FSDP2; tables 'Llama 3 performance numbers' and 'Llama 2 performance numbers')",
+   "source_short": "pytorch/torchtitan docs/performance.md @0413364",
    "card": "NVIDIA A100 SXM4 80GB",
    "calc": {
     "per_token": 87175987200,
@@ -730,6 +734,7 @@
    "label_en": "Llama 2 13B, 64 × A100, b = 2, T = 4096, selective (op) AC",
    "label_zh": "Llama 2 13B，64 × A100，b = 2，T = 4096，选择性检查点（按算子）",
    "source": "github.com/pytorch/torchtitan, docs/performance.md at commit 0413364 (64 A100 80GB, FSDP2; tables 'Llama 3 performance numbers' and 'Llama 2 performance numbers')",
+   "source_short": "pytorch/torchtitan docs/performance.md @0413364",
    "card": "NVIDIA A100 SXM4 80GB",
    "calc": {
     "per_token": 87175987200,
@@ -756,6 +761,7 @@
    "label_en": "Llama 2 70B, 64 × A100, b = 1, T = 4096, selective (op) AC",
    "label_zh": "Llama 2 70B，64 × A100，b = 1，T = 4096，选择性检查点（按算子）",
    "source": "github.com/pytorch/torchtitan, docs/performance.md at commit 0413364 (64 A100 80GB, FSDP2; tables 'Llama 3 performance numbers' and 'Llama 2 performance numbers')",
+   "source_short": "pytorch/torchtitan docs/performance.md @0413364",
    "card": "NVIDIA A100 SXM4 80GB",
    "calc": {
     "per_token": 444491366400,
@@ -782,6 +788,7 @@
    "label_en": "Llama 2 70B, 64 × A100, b = 2, T = 4096, full AC",
    "label_zh": "Llama 2 70B，64 × A100，b = 2，T = 4096，完全检查点",
    "source": "github.com/pytorch/torchtitan, docs/performance.md at commit 0413364 (64 A100 80GB, FSDP2; tables 'Llama 3 performance numbers' and 'Llama 2 performance numbers')",
+   "source_short": "pytorch/torchtitan docs/performance.md @0413364",
    "card": "NVIDIA A100 SXM4 80GB",
    "calc": {
     "per_token": 444491366400,
@@ -813,6 +820,7 @@
    "label_en": "Llama 3.1 8B, 8 × H100, FSDP, b = 2, T = 8192",
    "label_zh": "Llama 3.1 8B，8 × H100，FSDP，b = 2，T = 8192",
    "source": "github.com/pytorch/torchtitan, benchmarks/llama3_h100_202412_torchtitan.md at commit 31a17bf (Llama 3.1 8B, FSDP, local batch 2, selective activation checkpointing; tables 1 and 3; H100s with 96GB HBM2e at 500 W)",
+   "source_short": "pytorch/torchtitan benchmarks/llama3_h100_202412_torchtitan.md @31a17bf",
    "card": "NVIDIA H100 SXM",
    "calc": {
     "per_token": 57912852480,
@@ -847,6 +855,7 @@
    "label_en": "Llama 3.1 8B, 8 × H100, FSDP + torch.compile, b = 2, T = 8192",
    "label_zh": "Llama 3.1 8B，8 × H100，FSDP + torch.compile，b = 2，T = 8192",
    "source": "github.com/pytorch/torchtitan, benchmarks/llama3_h100_202412_torchtitan.md at commit 31a17bf (Llama 3.1 8B, FSDP, local batch 2, selective activation checkpointing; tables 1 and 3; H100s with 96GB HBM2e at 500 W)",
+   "source_short": "pytorch/torchtitan benchmarks/llama3_h100_202412_torchtitan.md @31a17bf",
    "card": "NVIDIA H100 SXM",
    "calc": {
     "per_token": 57912852480,
@@ -881,6 +890,7 @@
    "label_en": "Llama 3.1 8B, 128 × H100, FSDP, b = 2, T = 8192",
    "label_zh": "Llama 3.1 8B，128 × H100，FSDP，b = 2，T = 8192",
    "source": "github.com/pytorch/torchtitan, benchmarks/llama3_h100_202412_torchtitan.md at commit 31a17bf (Llama 3.1 8B, FSDP, local batch 2, selective activation checkpointing; tables 1 and 3; H100s with 96GB HBM2e at 500 W)",
+   "source_short": "pytorch/torchtitan benchmarks/llama3_h100_202412_torchtitan.md @31a17bf",
    "card": "NVIDIA H100 SXM",
    "calc": {
     "per_token": 57912852480,
@@ -915,6 +925,7 @@
    "label_en": "Llama 3.1 8B, 128 × H100, FSDP + torch.compile, b = 2, T = 8192",
    "label_zh": "Llama 3.1 8B，128 × H100，FSDP + torch.compile，b = 2，T = 8192",
    "source": "github.com/pytorch/torchtitan, benchmarks/llama3_h100_202412_torchtitan.md at commit 31a17bf (Llama 3.1 8B, FSDP, local batch 2, selective activation checkpointing; tables 1 and 3; H100s with 96GB HBM2e at 500 W)",
+   "source_short": "pytorch/torchtitan benchmarks/llama3_h100_202412_torchtitan.md @31a17bf",
    "card": "NVIDIA H100 SXM",
    "calc": {
     "per_token": 57912852480,
@@ -939,6 +950,7 @@
     "mfu": 0.505
    },
    "source": "github.com/meta-llama/llama, MODEL_CARD.md at commit 0e3444b (Touvron et al. 2023, table 2): GPU-hours on A100-80GB; 2.0T tokens, context 4k",
+   "source_short": "meta-llama/llama MODEL_CARD.md @0e3444b",
    "card": "NVIDIA A100 SXM4 80GB",
    "calc": {
     "per_token": 46084915200,
@@ -960,6 +972,7 @@
     "mfu": 0.505
    },
    "source": "github.com/meta-llama/llama, MODEL_CARD.md at commit 0e3444b (Touvron et al. 2023, table 2): GPU-hours on A100-80GB; 2.0T tokens, context 4k",
+   "source_short": "meta-llama/llama MODEL_CARD.md @0e3444b",
    "card": "NVIDIA A100 SXM4 80GB",
    "calc": {
     "per_token": 87175987200,
@@ -981,6 +994,7 @@
     "mfu": 0.505
    },
    "source": "github.com/meta-llama/llama, MODEL_CARD.md at commit 0e3444b (Touvron et al. 2023, table 2): GPU-hours on A100-80GB; 2.0T tokens, context 4k",
+   "source_short": "meta-llama/llama MODEL_CARD.md @0e3444b",
    "card": "NVIDIA A100 SXM4 80GB",
    "calc": {
     "per_token": 444491366400,

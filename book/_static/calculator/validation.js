@@ -17,7 +17,7 @@ function cells(row) {
   }
   if (row.kind === "throughput") {
     const [lo, hi] = row.mfu_range;
-    return [`${fmtInt.format(row.tokens_per_gpu_s)} ${V.tps}; ${fill(V.stated, { lo: pct(lo), hi: pct(hi) })}; `
+    return [`${fmtInt.format(row.tokens_per_gpu_s)} ${V.tps}; ${fill(V.stated, { lo: `${Math.round(100 * lo)} %`, hi: `${Math.round(100 * hi)} %` })}; `
       + `${gib(row.memory_gib * 2 ** 30)}`,
       `${fill(V.needs, { mfu: pct(c.mfu) })}; ${fill(V.bracket, { full: gib(c.memory_full), none: gib(c.memory_none) })}; `
       + fill(V.drop, { calc: gib(c.memory_drop), pub: gib(c.memory_drop_published) }),
@@ -50,7 +50,10 @@ function render(box) {
     link.textContent = NS.ZH ? row.label_zh : row.label_en;
     th.append(link);
     tr.append(th);
-    for (const text of [...cells(row), row.source]) tr.insertCell().textContent = text;
+    for (const text of cells(row)) tr.insertCell().textContent = text;
+    const source = tr.insertCell();
+    source.textContent = row.source_short;
+    source.title = row.source;  // the full citation: commit, table, what is assumed
   }
   box.replaceChildren(t);
   box.dataset.ready = "1";
