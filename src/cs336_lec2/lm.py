@@ -72,8 +72,7 @@ class TransformerConfig:
         check_choice("positions", self.positions, POSITIONS)
         if self.head_size is None and self.d_model % (h := self.num_heads):
             raise ValueError(f"d_model must be a multiple of num_heads={h} (or set head_size), got {self.d_model}")
-        if self.head_size is not None:
-            check_int("head_size", self.head_size, minimum=1)
+        self.head_size is None or check_int("head_size", self.head_size, minimum=1)  # None: d_model / num_heads
         kv = self.num_heads if self.num_kv_heads is None else check_int("num_kv_heads", self.num_kv_heads, minimum=1)
         if self.num_heads % kv:
             raise ValueError(f"num_kv_heads must divide num_heads={self.num_heads}, got {kv}")
@@ -184,7 +183,8 @@ class CausalSelfAttention(nn.Module):
         """q ``(B, H, T, d_h)`` attends over k, v ``(B, KV, T, d_h)``: ``(B, H, T, d_h)``."""
         group = self.num_heads // self.num_kv_heads
         if self.attention == "sdpa":
-            return F.scaled_dot_product_attention(q, k, v, is_causal=True, enable_gqa=group > 1)
+            gqa = group > 1
+            return F.scaled_dot_product_attention(q, k, v, is_causal=True, enable_gqa=gqa)
         if group > 1:  # each K/V head serves `group` query heads
             k, v = (z.repeat_interleave(group, dim=1) for z in (k, v))
         t = q.shape[-2]
