@@ -29,6 +29,7 @@ def configs(draw: st.DrawFn) -> TransformerConfig:
         vocab_size=draw(st.integers(2, 20)), context_length=draw(st.integers(1, 8)), num_layers=1,
         d_model=heads * 2 * draw(st.integers(1, 3)), num_heads=heads, d_ff=draw(st.integers(1, 16)),
         bias=draw(st.booleans()), num_kv_heads=kv, gated_mlp=draw(st.booleans()),
+        head_size=draw(st.sampled_from([None, 2, 4, 6])),  # None: d / H; else H·head_size != d (as Gemma's)
         norm=draw(st.sampled_from(["layernorm", "rmsnorm"])), positions=draw(st.sampled_from(["learned", "rope"])),
         dropout=draw(st.sampled_from([0.0, 0.1, 0.5])),
     )

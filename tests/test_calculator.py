@@ -44,7 +44,28 @@ RELEASED = {
     "llama2-13b": 13_015_864_320,
     "llama2-70b": 68_976_648_192,
     "llama3-8b": 8_030_261_248,
+    # Gemma 7B: keras-hub's gemma_7b_en preset ("params": 8537680896); the Gemma report's table 2 gives
+    # 7,751,248,896 non-embedding parameters (its embedding row counts a 256,128-token vocabulary, the
+    # released one has 256,000)
+    "gemma7b": 8_537_680_896,
 }
+
+
+def test_gemma_heads_are_wider_than_its_width_divides():
+    # Gemma 7B: d = 3,072 but 16 heads of 256, so q and o are 3,072 x 4,096 (transformers' GemmaConfig)
+    r = calculate({"model": "gemma7b"})
+    assert r["parameters"]["non_embedding"] == 7_751_248_896  # the Gemma report, table 2
+    assert r["parameters"]["attention"] == 28 * (3072 * 4096 * 4)  # q, k, v, o: all 4,096 wide, 16 KV heads
+    with pytest.raises(ValueError, match="head_size") as info:
+        normalize({"model": "custom", **preset_architecture("gemma7b"), "head_size": 0})
+    assert info.value.field == "head_size"
+    # without a head size, d / H (3,072 / 16 = 192) and 2.3 B fewer parameters
+    plain = calculate({"model": "custom", **preset_architecture("gemma7b"), "head_size": None})
+    assert plain["parameters"]["attention"] == 28 * 4 * 3072 * 3072
+    with pytest.raises(ValueError, match="multiple of num_heads") as info:
+        normalize({"model": "custom", **preset_architecture("gemma7b"), "d_model": 3000, "head_size": None})
+    assert info.value.field == "d_model"
+    assert normalize({"model": "custom", **preset_architecture("gemma7b"), "d_model": 3000})["head_size"] == 256
 
 
 def test_preset_keys_are_the_url_names():
@@ -98,7 +119,7 @@ def test_defaults_compose_the_package():
     m = r["memory"]
     assert (m["params"], m["grads"], m["optimizer_state"]) == (2 * n, 2 * n, 12 * n)  # DDP, mixed bf16 AdamW
     assert m["total"] == (m["params"] + m["grads"] + m["optimizer_state"] + m["activations"] + 2 * m["logits"]
-                          + m["ddp_buckets"])
+                          + m["ddp_buckets"] + m["cuda_context"])
     assert m["logits"] == 4 * DEFAULTS["micro_batch"] * DEFAULTS["seq_len"] * DEFAULTS["vocab_size"]
     assert m["card"] == card.memory_bytes and m["fits"] == (m["total"] <= card.memory_bytes)
     assert r["largest_model"]["dp"] == card.memory_bytes // 16
@@ -187,7 +208,8 @@ def test_memory_and_flops_add_up(model, gpus, stage, precision, optimizer, batch
     r = calculate({"model": model, "num_gpus": gpus, "stage": stage, "precision": precision,
                    "optimizer": optimizer, "micro_batch": batch, "seq_len": seq, "tokens": tokens})
     m, f = r["memory"], r["flops"]
-    parts = ("params", "grads", "optimizer_state", "activations", "logits", "logits_grad", "gathered", "ddp_buckets")
+    parts = ("params", "grads", "optimizer_state", "activations", "logits", "logits_grad", "gathered", "ddp_buckets",
+             "cuda_context")
     assert math.isclose(m["total"], sum(m[part] for part in parts))
     assert f["total"] == f["per_token"] * tokens and f["total_6n"] == 6 * r["parameters"]["total"] * tokens
     assert r["communication"]["tokens_per_step"] == gpus * batch * seq

@@ -66,7 +66,9 @@ def random_config(rng: random.Random) -> dict:
     context = rng.choice([1024, 4096, 131072, rng.randint(1, 200_000)])
     if learned:
         config["seq_len"] = min(config["seq_len"], context)
+    head_size = rng.choice([None, None, rng.randint(1, 300) * (1 if learned else 2)])  # set: H·head_size != d
     return {"model": "custom", "vocab_size": rng.choice([1, 50257, 32000, 128256, rng.randint(1, 300_000)]),
+            "head_size": head_size,
             "context_length": context, "num_layers": rng.randint(1, 160), "d_model": d_model, "num_heads": heads,
             "num_kv_heads": kv,
             "d_ff": min(LIMITS["d_ff"], rng.choice([4 * d_model, rng.randint(1, 8 * d_model)])),

@@ -15,11 +15,12 @@ import re
 
 import pytest
 from test_browser import browser  # noqa: F401  (the offline Chromium)
-from test_calculator_url import BAD_LINKS
+from test_calculator_url import BAD_LINKS, GEMMA_7B
 
 from cs336_lec2.calculator import URL_KEYS, calculate
 from cs336_lec2.calculator_url import read_url
 from cs336_lec2.publish.book import EDITIONS
+from cs336_lec2.validation import PUBLISHED_RUNS, compare
 
 pytestmark = [pytest.mark.slow, pytest.mark.browser]
 PAGE = "book/calculator.html"
@@ -70,6 +71,24 @@ def test_the_calculator_and_its_inline_version_work_from_disk(browser, built_boo
     assert ("训练计算器" if lang == "zh" else "Training calculator") in text
     href = mini.locator("a").get_attribute("href")
     assert href.startswith("file://") and href.endswith(PAGE + link), href
+    assert not problems, problems
+    page.close()
+
+
+@pytest.mark.parametrize("lang", list(EDITIONS))
+def test_the_comparison_with_published_runs_renders_from_disk(browser, built_book, lang):  # noqa: F811
+    page, problems = _open_file(browser, built_book / lang / PAGE)
+    page.wait_for_function("() => document.getElementById('cs336-validation').dataset.ready === '1'", timeout=10_000)
+    rows = page.locator("#cs336-validation tbody tr")
+    assert rows.count() == len(PUBLISHED_RUNS)
+    for i, run in enumerate(PUBLISHED_RUNS):
+        text = rows.nth(i).inner_text()
+        assert run["label_zh" if lang == "zh" else "label_en"] in text
+        assert f"{compare(run)['ratio']:.3f}" in text  # the package's ratio, as data.js carries it
+    # a run's name opens its configuration in the calculator above
+    rows.nth(0).locator("a").click()
+    page.wait_for_function("() => location.hash.includes('a100-sxm-80gb')")
+    assert "A100" in page.locator(".cs336-calc-results").inner_text()
     assert not problems, problems
     page.close()
 
@@ -140,7 +159,8 @@ def _fragments(rng: random.Random, count: int) -> list[str]:
 
 def test_the_page_reads_every_address_as_python_does(from_disk):
     _lang, page = from_disk
-    extra = ["#model=custom&heads=7&kv=3", "#seq=2048", "#tokens=1.5e13&gpus=16&foo=1&gpus=8", "#mfu=.5"]
+    extra = ["#model=custom&heads=7&kv=3", "#seq=2048", "#tokens=1.5e13&gpus=16&foo=1&gpus=8", "#mfu=.5", GEMMA_7B,
+             GEMMA_7B.replace("&hs=256", "&hs=255"), "#model=gemma7b&gpus=64&zero=zero3"]
     fragments = [*BAD_LINKS, *extra, *_fragments(random.Random(29), 300)]
     found = page.evaluate(READ, fragments)
     for fragment, js in zip(fragments, found, strict=True):

@@ -26,7 +26,20 @@ BAD_LINKS = {
     "#model=llama2-70b&flash=banana": "flash_attention",
     "#model=llama2-70b&gpus=0x40": "num_gpus",
     "#model=custom&layers=1e3": "num_layers",
+    # the head size (issue 29 item 18): written like every whole number, at least 1
+    "#model=custom&hs=0x40": "head_size",
+    "#model=custom&hs=0": "head_size",
 }
+GEMMA_7B = ("#model=custom&vocab=256000&ctx=8192&layers=28&d=3072&heads=16&kv=16&dff=24576&gated=1&tied=1"
+            "&bias=0&norm=rmsnorm&pos=rope&hs=256")
+
+
+def test_a_head_size_link_describes_gemma():
+    config, errors = read_url(GEMMA_7B)
+    assert not errors and config["head_size"] == 256
+    assert calculate(config)["parameters"]["total"] == 8_537_680_896  # keras-hub's gemma_7b_en
+    config, errors = read_url(GEMMA_7B.replace("&hs=256", "&hs=255"))  # RoPE needs an even head size
+    assert list(errors) == ["positions"] and config["head_size"] == 255
 
 
 @pytest.mark.parametrize(("link", "field"), BAD_LINKS.items())

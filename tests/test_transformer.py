@@ -43,6 +43,7 @@ def configs(draw: st.DrawFn, *, max_context: int = 8) -> TransformerConfig:
         tied_embeddings=draw(st.booleans()),
         bias=draw(st.booleans()),
         num_kv_heads=kv,
+        head_size=draw(st.sampled_from([None, 2, 4, 6])),  # None: d / H; else H·head_size != d (as Gemma's)
         gated_mlp=draw(st.booleans()),
         norm=draw(st.sampled_from(["layernorm", "rmsnorm"])),
         positions=positions,
@@ -169,7 +170,7 @@ def test_flops_are_linear_in_n_and_in_t(config: TransformerConfig, t1: int, t2: 
     assert forward_flops_per_token(config, t1, attention=False) == 2 * n
     assert training_flops_per_token(config, t1, attention=False) == 6 * n
     diff = forward_flops_per_token(config, t2) - forward_flops_per_token(config, t1)
-    assert diff == 4 * config.num_layers * config.d_model * (t2 - t1)
+    assert diff == 4 * config.num_layers * config.num_heads * config.head_dim * (t2 - t1)  # d when H·head_dim = d
     # PaLM's training form (appendix B): 6N + 12·L·H·Q·T with Q the head dimension
     palm = 6 * n + 12 * config.num_layers * config.num_heads * config.head_dim * t1
     assert training_flops_per_token(config, t1) == palm
@@ -193,7 +194,7 @@ def test_training_flops_equal_korthikanti_model_flops(s: int, b: int, heads: int
 @given(config=configs(), share=st.floats(0.01, 0.99))
 def test_attention_share_crossover(config: TransformerConfig, share: float) -> None:
     t = seq_len_for_attention_share(config, share)
-    n, attn = 2 * matmul_parameters(config), 4 * config.num_layers * config.d_model * t
+    n, attn = 2 * matmul_parameters(config), 4 * config.num_layers * config.num_heads * config.head_dim * t
     assert math.isclose(attn / (n + attn), share, rel_tol=1e-9)
     assert attention_flop_share(config, 1) < attention_flop_share(config, 2)
 

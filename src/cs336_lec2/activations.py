@@ -37,7 +37,7 @@ def saved_values_per_token(
     - math attention: q, k, v (copies with H heads, which the batched matmuls make when B > 1 and
       H > 1; with one sequence or one head they keep views, and so the whole QKV output), the
       softmax output (``H·T``), the output projection's input;
-    - flash attention (``F.scaled_dot_product_attention``): q, k, v (``d + 2·kv``, or RoPE's rotated
+    - flash attention (``F.scaled_dot_product_attention``): q, k, v (``H·head_dim + 2·kv``, or RoPE's rotated
       q and k beside the QKV output that v keeps alive), its output, and ``H`` log-sum-exp statistics;
     - ``recompute="selective"`` (the core checkpointed): q, k, v and the output projection's input;
     - ``recompute="full"``: the block input only (``d``, no statistics).
@@ -50,19 +50,19 @@ def saved_values_per_token(
     t = check_int("seq_len", seq_len, minimum=1)
     recompute = check_choice("recompute", recompute, RECOMPUTE)
     flash = check_bool("flash_attention", flash_attention)
-    d, kv = c.d_model, c.kv_dim
+    d, q, kv = c.d_model, c.q_dim, c.kv_dim  # q = H·head_dim: d unless the head size is set (Gemma)
     if recompute == "full":
         return d, 0
     norm_values, norm_stats = (2 * d, 1) if c.norm == "rmsnorm" else (d, 2)
-    qkv_kept = (d + kv + d + 2 * kv) if c.positions == "rope" else d + 2 * kv
+    qkv_kept = (q + kv + q + 2 * kv) if c.positions == "rope" else q + 2 * kv
     mlp = d + (4 if c.gated_mlp else 2) * c.d_ff
     values, stats = 2 * norm_values + d + mlp, 2 * norm_stats
     if recompute == "selective":
-        return values + qkv_kept + d, stats
+        return values + qkv_kept + q, stats
     if flash:
-        return values + qkv_kept + d, stats + c.num_heads
+        return values + qkv_kept + q, stats + c.num_heads
     dropped = c.num_heads * t if c.dropout else 0
-    return values + 3 * d + c.num_heads * t + dropped + d, stats
+    return values + 3 * q + c.num_heads * t + dropped + q, stats
 
 
 def dropout_mask_bytes_per_token(

@@ -34,6 +34,7 @@ from fractions import Fraction
 from typing import Any
 
 from .activations import activation_bytes_per_layer, logits_bytes, segment_checkpoint_bytes
+from .calculator_memory import CUDA_CONTEXT_BYTES, largest_fsdp_unit, transient_bytes  # noqa: F401 (re-exported)
 from .checks import check_bool, check_choice, check_count, check_int, check_real
 from .distributed import STAGES, step_communication, zero_memory
 from .distributed.cluster import CLUSTERS, DDP_BUCKET_BYTES, DDP_FIRST_BUCKET_BYTES, breakeven_tokens, step_seconds
@@ -48,7 +49,7 @@ from .transformer import PUBLISHED, parameter_count, training_flops_per_token
 # The dtype of the matmuls under each precision recipe: its dense peak is the denominator of MFU.
 MATMUL_DTYPE = {"fp32": "fp32", "mixed_bf16": "bf16", "mixed_bf16_fp32_grads": "bf16"}
 ARCHITECTURE = ("vocab_size", "context_length", "num_layers", "d_model", "num_heads", "num_kv_heads", "d_ff",
-                "gated_mlp", "tied_embeddings", "bias", "norm", "positions")
+                "gated_mlp", "tied_embeddings", "bias", "norm", "positions", "head_size")  # head_size None: d / H
 
 
 def preset_key(name: str) -> str:
@@ -79,6 +80,7 @@ DEFAULTS: dict[str, Any] = {
 TOKEN_BUDGETS = {
     **dict.fromkeys(("llama2-7b", "llama2-13b", "llama2-70b"), 2 * 10**12),  # Touvron et al. 2023, table 1: 2.0T
     "llama3-8b": 15 * 10**12,  # Meta Llama 3 model card: pretrained on "over 15T tokens"
+    "gemma7b": 6 * 10**12,  # Gemma Team 2024, section 4.1: "Gemma 2B and 7B are trained on 3T and 6T tokens"
 }
 
 # The largest value each whole-number input takes: far beyond any published run (Llama 3 405B: 126
@@ -86,7 +88,7 @@ TOKEN_BUDGETS = {
 # float and an exact JavaScript number (below 2**53).
 LIMITS = {"vocab_size": 2**24, "context_length": 2**24, "num_layers": 2**12, "d_model": 2**18,
           "num_heads": 2**14, "num_kv_heads": 2**14, "d_ff": 2**20, "seq_len": 2**24, "micro_batch": 2**16,
-          "num_gpus": 2**20, "grad_accum": 2**16, "tokens": 10**15}
+          "num_gpus": 2**20, "grad_accum": 2**16, "tokens": 10**15, "head_size": 2**14}
 MFU_MIN = 0.001  # 0.1 %: below it the page would print training times of millions of years
 
 
@@ -96,7 +98,7 @@ URL_KEYS = {"model": "model", "vocab_size": "vocab", "context_length": "ctx", "n
             "tied_embeddings": "tied", "bias": "bias", "norm": "norm", "positions": "pos", "seq_len": "seq",
             "micro_batch": "batch", "grad_accum": "accum", "tokens": "tokens", "gpu": "gpu", "num_gpus": "gpus",
             "mfu": "mfu", "tf32": "tf32", "precision": "prec", "optimizer": "opt", "stage": "zero",
-            "recompute": "recomp", "flash_attention": "flash"}
+            "recompute": "recomp", "flash_attention": "flash", "head_size": "hs"}
 
 
 @contextlib.contextmanager
@@ -140,6 +142,8 @@ def normalize(config: Mapping[str, Any]) -> dict[str, Any]:
                  "seq_len", "micro_batch", "num_gpus", "grad_accum"):
         with _field(name):
             check_int(name, c[name], minimum=1, maximum=LIMITS[name])
+    with _field("head_size"):  # None: d_model / num_heads
+        c["head_size"] is None or check_int("head_size", c["head_size"], minimum=1, maximum=LIMITS["head_size"])
     for name in ("gated_mlp", "tied_embeddings", "bias", "tf32", "flash_attention"):
         with _field(name):
             check_bool(name, c[name])
@@ -174,15 +178,15 @@ def _check_architecture(c: Mapping[str, Any]) -> None:
         if heads % c["num_kv_heads"]:
             raise ValueError(f"num_kv_heads must divide num_heads={heads}, got {c['num_kv_heads']}")
     with _field("d_model"):
-        if c["d_model"] % heads:
-            raise ValueError(f"d_model must be a multiple of num_heads={heads}, got {c['d_model']}")
+        if c["head_size"] is None and c["d_model"] % heads:
+            raise ValueError(f"d_model must be a multiple of num_heads={heads} (or give head_size), got {c['d_model']}")
     with _field("norm"):
         check_choice("norm", c["norm"], NORMS)
     with _field("positions"):
         check_choice("positions", c["positions"], POSITIONS)
-        if c["positions"] == "rope" and (c["d_model"] // heads) % 2:
-            raise ValueError("positions='rope' needs an even head dimension d_model/num_heads, "
-                             f"got {c['d_model']}/{heads}")
+        if c["positions"] == "rope" and (c["head_size"] or c["d_model"] // heads) % 2:
+            raise ValueError("positions='rope' needs an even head size (head_size, or d_model/num_heads), "
+                             f"got {c['head_size'] or c['d_model'] // heads}")
     with _field("d_model"):
         _model(c)  # anything else the package's own config refuses
 
@@ -192,7 +196,7 @@ def _model(c: Mapping[str, Any]) -> TransformerConfig:
     sizes = [c[name] for name in ARCHITECTURE[:7] if name != "num_kv_heads"]
     return TransformerConfig(*sizes, tied_embeddings=c["tied_embeddings"], bias=c["bias"],
                              num_kv_heads=c["num_kv_heads"], gated_mlp=c["gated_mlp"], norm=c["norm"],
-                             positions=c["positions"])
+                             positions=c["positions"], head_size=c["head_size"])
 
 
 def matmul_dtype(config: Mapping[str, Any]) -> str:
@@ -245,7 +249,7 @@ def calculate(config: Mapping[str, Any]) -> dict[str, Any]:
     else:
         activations = c["num_layers"] * layer
     logits = logits_bytes(model, batch, seq)
-    extra = _transient_bytes(c, counts, recipe, logits)
+    extra = transient_bytes(c, counts, recipe, logits)
     total = state.params + state.grads + state.optimizer_state + activations + logits + sum(extra.values())
     memory = {"params": state.params, "grads": state.grads, "optimizer_state": state.optimizer_state,
               "activations": activations, "logits": logits, **extra, "total": total, "card": card.memory_bytes,
@@ -267,31 +271,6 @@ def calculate(config: Mapping[str, Any]) -> dict[str, Any]:
             "tokens_per_second": None if rate is None else rate / per_token}
     return {"parameters": parameters, "flops": flops, "time": time, "memory": memory,
             "largest_model": largest, "communication": communication, "step": step}
-
-
-def largest_fsdp_unit(counts: Any, num_layers: int) -> int:
-    """Parameters of the largest FSDP unit: one unit per block, the embeddings, and the final norm with the head.
-
-    Per-block wrapping as torchtitan's ``apply_fsdp`` does; with a large vocabulary the embedding is
-    the largest (Llama 3 8B: the head, 128,256 × 4,096 + 4,096 = 525,340,672, against 218,112,000 for a block).
-    """
-    norm = counts.norms // (2 * num_layers + 1)
-    block = (counts.attention + counts.mlp) // num_layers + 2 * norm
-    return max(counts.token_embedding + counts.position_embedding, block, counts.lm_head + norm)
-
-
-def _transient_bytes(c: Mapping[str, Any], counts: Any, recipe: Mapping[str, int], logits: int) -> dict[str, int]:
-    """Memory a step holds besides the state and the activations (issue 29 item 4).
-
-    ``logits_grad``: the gradient of the fp32 logits, as large as they are. ``gathered`` (ZeRO-3 /
-    FSDP): the full unit being computed and the next one prefetched, in the weights' dtype.
-    ``ddp_buckets`` (DDP): the buckets hold a second copy of every gradient unless
-    ``gradient_as_bucket_view=True`` (PyTorch's DistributedDataParallel documentation: that option
-    saves "the total gradients size"; it is off by default).
-    """
-    gathered = 2 * largest_fsdp_unit(counts, c["num_layers"]) * recipe["param_bytes"] if c["stage"] == "zero3" else 0
-    buckets = counts.total * recipe["grad_bytes"] if c["stage"] == "dp" else 0
-    return {"logits_grad": logits, "gathered": gathered, "ddp_buckets": buckets}
 
 
 def _cluster_time(c: Mapping[str, Any], n: int, peak: float | None) -> dict[str, Any]:
@@ -329,7 +308,15 @@ def page_data() -> dict[str, Any]:
             "norms": list(NORMS), "positions": list(POSITIONS),
             "matmul_dtype": dict(MATMUL_DTYPE), "seconds_per_day": SECONDS_PER_DAY, "defaults": DEFAULTS,
             **cluster_table(),
-            "url_keys": URL_KEYS, "limits": LIMITS, "mfu_min": MFU_MIN, "token_budgets": TOKEN_BUDGETS}
+            "url_keys": URL_KEYS, "limits": LIMITS, "mfu_min": MFU_MIN, "token_budgets": TOKEN_BUDGETS,
+            "cuda_context_bytes": CUDA_CONTEXT_BYTES, "validation": _validation_rows()}
+
+
+def _validation_rows() -> list[dict[str, Any]]:
+    """:func:`cs336_lec2.validation.page_rows` (imported here: that module computes with this one)."""
+    from .validation import page_rows
+
+    return page_rows()
 
 
 def page_data_module() -> str:

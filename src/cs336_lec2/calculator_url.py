@@ -3,7 +3,7 @@
 ``calculator.html#model=llama2-7b&gpus=64&zero=zero3`` holds a configuration: the short names of
 :data:`~cs336_lec2.calculator.URL_KEYS`, each once, with values written strictly:
 
-* whole numbers (``gpus``, ``layers``, ...) in decimal digits only, at most 15 of them: ``0x40``,
+* whole numbers (``gpus``, ``layers``, ``hs`` the head size, ...) in decimal digits only, at most 15 of them: ``0x40``,
   ``1e3``, ``1.5``, ``-8`` and an empty value are errors, not numbers;
 * ``tokens`` in decimal, optionally with a decimal exponent (``2e12``, ``1.5e13``), and whole;
 * ``mfu`` a decimal fraction (``0.4``, ``.5``, ``1``), no exponent;
@@ -49,7 +49,7 @@ def _value(key: str, raw: str) -> Any:
         if value.denominator != 1:
             raise ValueError(f"tokens must be a whole number, got {raw!r}")
         return int(value)
-    if kind is int:
+    if kind is int or key == "head_size":  # head_size's default is None (d / H); written, it is a whole number
         if not WHOLE.fullmatch(raw):
             raise ValueError(f"{key} must be a whole number in decimal digits, got {raw!r}")
         return int(raw)

@@ -1,7 +1,7 @@
 """The decoder-only Transformer that chapters 13 and 14 account for, described by ONE config.
 
 :class:`TransformerConfig` holds the sizes AND the architecture: grouped-query attention
-(``num_kv_heads``), a gated SwiGLU MLP (``gated_mlp``), tied embeddings, biases, the norm
+(``num_kv_heads``), the head size, a gated SwiGLU MLP (``gated_mlp``), tied embeddings, biases, the norm
 (``"layernorm"`` or ``"rmsnorm"``) and the positions (``"learned"`` or ``"rope"``). The model
 (:class:`TransformerLM`) and every count of :mod:`cs336_lec2.transformer` read it, so no count can
 describe a model other than the one built. GPT-2 is the defaults plus ``tied_embeddings=True,
@@ -45,6 +45,7 @@ class TransformerConfig:
     - ``bias``: biases in every Linear (not the head) and LayerNorm (GPT-2); RMSNorm has none.
     - ``num_kv_heads``: grouped-query attention, K and V with this many heads (it divides H); the
       default None means H (multi-head attention) and is stored as H.
+    - ``head_size``: a head's width, None = ``d_model / num_heads`` (Gemma 7B: d = 3,072, 16 heads of 256).
     - ``gated_mlp``: SwiGLU, ``down(silu(x·W_gate) * (x·W_up))``, three ``d × d_ff`` matrices (Llama).
     - ``norm``: ``"layernorm"`` (GPT-2) or ``"rmsnorm"`` (Llama; a weight, no mean, no bias).
     - ``positions``: ``"learned"`` (a ``context_length × d`` embedding) or ``"rope"`` (rotary, no
@@ -64,6 +65,7 @@ class TransformerConfig:
     tied_embeddings: bool = False
     bias: bool = False
     num_kv_heads: int | None = field(default=None, kw_only=True)
+    head_size: int | None = field(default=None, kw_only=True)
     gated_mlp: bool = field(default=False, kw_only=True)
     norm: str = field(default="layernorm", kw_only=True)
     positions: str = field(default="learned", kw_only=True)
@@ -79,20 +81,25 @@ class TransformerConfig:
         if not check_real("dropout", self.dropout, minimum=0.0) < 1:
             raise ValueError(f"dropout must be a probability in [0, 1), got {self.dropout!r}")
         object.__setattr__(self, "dropout", float(self.dropout))
-        if self.d_model % self.num_heads:
-            raise ValueError(f"d_model must be a multiple of num_heads, got d_model={self.d_model}, "
-                             f"num_heads={self.num_heads}")
+        if self.head_size is None and self.d_model % (h := self.num_heads):
+            raise ValueError(f"d_model must be a multiple of num_heads={h} (or set head_size), got {self.d_model}")
+        self.head_size is None or check_int("head_size", self.head_size, minimum=1)  # None: d_model / num_heads
         kv = self.num_heads if self.num_kv_heads is None else check_int("num_kv_heads", self.num_kv_heads, minimum=1)
         if self.num_heads % kv:
             raise ValueError(f"num_kv_heads must divide num_heads={self.num_heads}, got {kv}")
         object.__setattr__(self, "num_kv_heads", kv)
         if self.positions == "rope" and self.head_dim % 2:
-            raise ValueError(f"positions='rope' needs an even head dimension, got d_model/num_heads={self.head_dim}")
+            raise ValueError(f"positions='rope' needs an even head dimension, got head_dim={self.head_dim}")
 
     @property
     def head_dim(self) -> int:
-        """``d_model // num_heads``: the width of one attention head."""
-        return self.d_model // self.num_heads
+        """The width of one attention head: ``head_size``, or ``d_model // num_heads`` when it is None."""
+        return self.d_model // self.num_heads if self.head_size is None else self.head_size
+
+    @property
+    def q_dim(self) -> int:
+        """Width of the Q projection and of the attention output: ``num_heads · head_dim`` (``d`` unless set)."""
+        return self.num_heads * self.head_dim
 
     @property
     def kv_dim(self) -> int:
@@ -103,13 +110,12 @@ class TransformerConfig:
 class CausalSelfAttention(nn.Module):
     """Causal self-attention with H query heads and ``num_kv_heads`` K/V heads (GQA when fewer).
 
-    ``qkv = Linear(d, d + 2·kv_dim)``, RoPE on q and k when configured, attention, ``proj = Linear(d, d)``.
+    ``qkv = Linear(d, q_dim + 2·kv_dim)``, RoPE on q and k when configured, attention, ``proj = Linear(q_dim, d)``.
     ``attention="math"`` spells it out (``softmax(q @ kᵀ / sqrt(d_head) + causal_bias) @ v``) so that
     ``FlopCounterMode`` sees its two batched matmuls and autograd saves plain tensors;
     ``attention="sdpa"`` calls ``F.scaled_dot_product_attention(..., is_causal=True)`` (a fused, flash
-    kernel where one exists: nothing ``T × T`` is kept). ``recompute_core=True`` runs the attention core
-    (scores, softmax, weighted sum) under activation checkpointing: Korthikanti et al.'s selective
-    recomputation.
+    kernel where one exists: nothing ``T × T`` is kept). ``recompute_core=True`` runs the attention core (scores,
+    softmax, weighted sum) under activation checkpointing: Korthikanti et al.'s selective recomputation.
     """
 
     def __init__(self, config: TransformerConfig, *, attention: AttentionImpl = "math") -> None:
@@ -117,10 +123,10 @@ class CausalSelfAttention(nn.Module):
         self.num_heads, self.num_kv_heads, self.head_dim = config.num_heads, config.num_kv_heads, config.head_dim
         self.attention = check_choice("attention", attention, ATTENTION_IMPLS)
         self.recompute_core, self.p = False, config.dropout
-        d, kv = config.d_model, config.kv_dim
-        self.split = (d, kv, kv)
-        self.qkv = nn.Linear(d, d + 2 * kv, bias=config.bias)
-        self.proj = nn.Linear(d, d, bias=config.bias)
+        d, q, kv = config.d_model, config.q_dim, config.kv_dim
+        self.split = (q, kv, kv)
+        self.qkv = nn.Linear(d, q + 2 * kv, bias=config.bias)
+        self.proj = nn.Linear(q, d, bias=config.bias)
         n = config.context_length
         self.register_buffer("causal_bias", torch.full((n, n), float("-inf")).triu(1), persistent=False)
         self.rope = config.positions == "rope"
@@ -131,7 +137,7 @@ class CausalSelfAttention(nn.Module):
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         """``(B, T, d)`` -> ``(B, T, d)``; position t attends to positions ``<= t`` only."""
-        b, t, d = x.shape
+        b, t, _ = x.shape
         q, k, v = self.qkv(x).split(self.split, dim=-1)
         q = q.view(b, t, self.num_heads, self.head_dim).transpose(1, 2)  # (B, H, T, d_head)
         k, v = (z.view(b, t, self.num_kv_heads, -1).transpose(1, 2) for z in (k, v))
@@ -141,7 +147,7 @@ class CausalSelfAttention(nn.Module):
             y = checkpoint(self.core, q, k, v, use_reentrant=False)
         else:
             y = self.core(q, k, v)
-        return dropout(self.proj(y.transpose(1, 2).reshape(b, t, d)), self.p, self.training)
+        return dropout(self.proj(y.transpose(1, 2).reshape(b, t, self.split[0])), self.p, self.training)
 
     def core(self, q: torch.Tensor, k: torch.Tensor, v: torch.Tensor) -> torch.Tensor:
         """q ``(B, H, T, d_h)`` attends over k, v ``(B, KV, T, d_h)``: ``(B, H, T, d_h)``."""
@@ -197,11 +203,10 @@ class TransformerBlock(nn.Module):
 class TransformerLM(nn.Module):
     """A decoder-only language model: ``forward(idx)`` maps token ids ``(B, T)`` to logits ``(B, T, V)``.
 
-    Token embedding ``(V, d)`` (plus a learned position embedding ``(context_length, d)`` when
-    ``positions="learned"``), ``num_layers`` :class:`TransformerBlock`, a final norm ``ln_f`` and the
-    LM head ``Linear(d, V, bias=False)``, tied to the token embedding (one parameter) when
-    ``tied_embeddings``. The architecture keywords are :class:`TransformerConfig`'s; the defaults
-    are GPT-2's block without biases.
+    Token embedding ``(V, d)`` (plus a learned position embedding ``(context_length, d)`` when ``positions="learned"``),
+    ``num_layers`` :class:`TransformerBlock`, a final norm ``ln_f`` and the LM head ``Linear(d, V, bias=False)``,
+    tied to the token embedding (one parameter) when ``tied_embeddings``. The architecture keywords are
+    :class:`TransformerConfig`'s; the defaults are GPT-2's block without biases.
 
     Weights are drawn on the CPU from torch's global generator (normal, std 0.02, as GPT-2; biases
     zero; norm weights one), then moved to ``device`` / ``dtype``: the same seed gives the same model
@@ -211,21 +216,17 @@ class TransformerLM(nn.Module):
     def __init__(
         self, vocab_size: int, context_length: int, num_layers: int, d_model: int, num_heads: int, d_ff: int,
         *,
-        tied_embeddings: bool = False,
-        bias: bool = False,
-        num_kv_heads: int | None = None,
-        gated_mlp: bool = False,
-        norm: str = "layernorm",
-        positions: str = "learned",
-        dropout: float = 0.0,
+        tied_embeddings: bool = False, bias: bool = False,
+        num_kv_heads: int | None = None, head_size: int | None = None,
+        gated_mlp: bool = False, norm: str = "layernorm", positions: str = "learned", dropout: float = 0.0,
         attention: AttentionImpl = "math",
-        device: str | torch.device | None = None,
-        dtype: torch.dtype | None = None,
+        device: str | torch.device | None = None, dtype: torch.dtype | None = None,
     ) -> None:
         super().__init__()
         self.config = config = TransformerConfig(
             vocab_size, context_length, num_layers, d_model, num_heads, d_ff, tied_embeddings, bias,
-            num_kv_heads=num_kv_heads, gated_mlp=gated_mlp, norm=norm, positions=positions, dropout=dropout,
+            num_kv_heads=num_kv_heads, head_size=head_size, gated_mlp=gated_mlp, norm=norm, positions=positions,
+            dropout=dropout,
         )
         check_buildable(config)  # before any layer is allocated
         self.token_embedding = nn.Embedding(vocab_size, d_model)
@@ -248,7 +249,8 @@ class TransformerLM(nn.Module):
         c = config
         sizes = (c.vocab_size, c.context_length, c.num_layers, c.d_model, c.num_heads, c.d_ff)
         arch = {"tied_embeddings": c.tied_embeddings, "bias": c.bias, "num_kv_heads": c.num_kv_heads,
-                "gated_mlp": c.gated_mlp, "norm": c.norm, "positions": c.positions, "dropout": c.dropout}
+                "head_size": c.head_size, "gated_mlp": c.gated_mlp, "norm": c.norm, "positions": c.positions,
+                "dropout": c.dropout}
         return cls(*sizes, **arch, attention=attention, device=device, dtype=dtype)
 
     @staticmethod

@@ -67,18 +67,18 @@ class ParameterCount:
 
 
 def block_matrix_sizes(config: TransformerConfig) -> dict[str, int]:
-    """Weights of one block's matrices: ``q``, ``kv`` (K and V), ``o``, ``mlp``."""
+    """Weights of one block's matrices: ``q``, ``kv`` (K and V), ``o``, ``mlp`` (q and o ``d × H·head_dim``)."""
     c = _config(config)
     d = c.d_model
     mlp = (3 if c.gated_mlp else 2) * d * c.d_ff
-    return {"q": d * d, "kv": 2 * d * c.kv_dim, "o": d * d, "mlp": mlp}
+    return {"q": d * c.q_dim, "kv": 2 * d * c.kv_dim, "o": c.q_dim * d, "mlp": mlp}
 
 
 def parameter_count(config: TransformerConfig) -> ParameterCount:
     """The parameters of ``config``'s model by part (exactly its TransformerLM's)."""
     c = _config(config)
     d, bias, m = c.d_model, int(c.bias), block_matrix_sizes(c)
-    attn_bias = bias * (d + 2 * c.kv_dim + d)  # q, k, v, output projection
+    attn_bias = bias * (c.q_dim + 2 * c.kv_dim + d)  # q, k, v, output projection
     mlp_bias = bias * ((2 if c.gated_mlp else 1) * c.d_ff + d)
     norm = d if c.norm == "rmsnorm" else d * (1 + bias)  # LayerNorm: and a bias
     learned = c.positions == "learned"
@@ -173,7 +173,7 @@ def kaplan_forward_flops_per_token(config: TransformerConfig, seq_len: int) -> i
     """
     c = _config(config)
     n = parameter_count(c).kaplan_n
-    return 2 * n + 2 * c.num_layers * check_int("seq_len", seq_len, minimum=1) * c.d_model
+    return 2 * n + 2 * c.num_layers * check_int("seq_len", seq_len, minimum=1) * c.q_dim  # d_attn = H·head_dim
 
 
 def attention_flop_share(config: TransformerConfig, seq_len: int) -> float:
@@ -184,12 +184,12 @@ def attention_flop_share(config: TransformerConfig, seq_len: int) -> float:
 def seq_len_for_attention_share(config: TransformerConfig, share: float) -> float:
     """The sequence length T at which attention's products are ``share`` of the FLOPs.
 
-    From ``4·L·T·d / (2·N + 4·L·T·d) = share``: ``T = share·N / (2·(1 - share)·L·d)``.
+    From ``4·L·T·d / (2·N + 4·L·T·d) = share`` (d here H·head_dim): ``T = share·N / (2·(1 - share)·L·d)``.
     """
     c = _config(config)
     if not 0 < check_real("share", share) < 1:
         raise ValueError(f"share must be a number strictly between 0 and 1, got {share!r}")
-    return float(share) * matmul_parameters(c) / (2 * (1 - float(share)) * c.num_layers * c.d_model)
+    return float(share) * matmul_parameters(c) / (2 * (1 - float(share)) * c.num_layers * c.q_dim)
 
 
 @dataclass(frozen=True)
@@ -228,6 +228,14 @@ _LLAMA3 = (
     "max_position_embeddings 8192, tie_word_embeddings false, RMSNorm, RoPE; no biases)"
 )
 _LLAMA = {"gated_mlp": True, "norm": "rmsnorm", "positions": "rope"}
+_GEMMA = (
+    "Gemma Team 2024, 'Gemma: Open Models Based on Gemini Research and Technology', table 1 (d_model 3072, "
+    "28 layers, 16 heads of size 256, 16 KV heads, context 8192) and table 2 (7,751,248,896 non-embedding "
+    "parameters); transformers' GemmaConfig defaults (google/gemma-7b: vocab_size 256000, intermediate_size "
+    "24576, head_dim 256, tie_word_embeddings true, RMSNorm, RoPE, GeGLU: a gated MLP of three matrices, "
+    "counted as SwiGLU's; no biases); released size 8,537,680,896 (keras-hub's gemma_7b_en preset)"
+)
+GEMMA_7B = TransformerConfig(256_000, 8192, 28, 3072, 16, 24_576, True, num_kv_heads=16, head_size=256, **_LLAMA)
 
 
 def _gpt2(name: str, layers: int, d: int, heads: int, reported: str, released: int) -> PublishedModel:
@@ -254,5 +262,6 @@ PUBLISHED: dict[str, PublishedModel] = {
         _llama("Llama 2 13B", (32000, 4096, 40, 5120, 40, 13824), 40, "13B", _LLAMA2, 13_015_864_320),
         _llama("Llama 2 70B", (32000, 4096, 80, 8192, 64, 28672), 8, "70B", _LLAMA2, 68_976_648_192),
         _llama("Llama 3 8B", (128256, 8192, 32, 4096, 32, 14336), 8, "8B", _LLAMA3, 8_030_261_248),
+        PublishedModel("Gemma 7B", GEMMA_7B, "7B", _GEMMA, 8_537_680_896),
     )
 }

@@ -76,6 +76,7 @@ function buildForm() {
       select("model", [...presets, ["custom", T.custom]]),
       ...["vocab_size", "context_length", "num_layers", "d_model", "num_heads", "num_kv_heads", "d_ff"]
         .map((k) => number(k)),
+      number("head_size", { required: false, placeholder: "d / H" }),
       select("norm", DATA.norms.map((k) => [k, T.norms[k]])),
       select("positions", DATA.positions.map((k) => [k, T.positionsList[k]])),
       ...["gated_mlp", "tied_embeddings", "bias"].map(checkbox),
@@ -100,7 +101,10 @@ function readForm(form) {
     const el = form.elements[key];
     if (!el) continue;
     if (el.type === "checkbox") config[key] = el.checked;
-    else if (el.type === "number") config[key] = el.value.trim() === "" ? NaN : Number(el.value);
+    else if (el.type === "number") {  // an empty head size is d / H; any other empty number is an error
+      const empty = el.value.trim() === "";
+      config[key] = empty && key === "head_size" ? null : empty ? NaN : Number(el.value);
+    }
     else config[key] = el.value;
   }
   if (config.model !== "custom") for (const key of ARCHITECTURE) delete config[key];
@@ -112,7 +116,7 @@ function writeForm(form, c) {  // the fields c gives
     const el = form.elements[key];
     if (!el) continue;
     if (el.type === "checkbox") el.checked = c[key];
-    else el.value = String(c[key]);
+    else el.value = c[key] === null ? "" : String(c[key]);
   }
 }
 
@@ -189,7 +193,7 @@ function badgeText(ok, yes, no) {
 // A stacked bar of the memory per GPU, the card's capacity marked; the table beside it has the numbers.
 // ``old`` (the bar drawn last time) is updated in place.
 const PARTS = ["params", "grads", "optimizer_state", "activations", "logits", "logits_grad", "gathered",
-  "ddp_buckets"];
+  "ddp_buckets", "cuda_context"];
 function memoryBar(m, old) {
   const scale = Math.max(m.total, Number(m.card));
   const draw = (wrap) => {

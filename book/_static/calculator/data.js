@@ -17,7 +17,8 @@
    "tied_embeddings": true,
    "bias": true,
    "norm": "layernorm",
-   "positions": "learned"
+   "positions": "learned",
+   "head_size": null
   },
   "gpt2-medium": {
    "name": "GPT-2 medium",
@@ -34,7 +35,8 @@
    "tied_embeddings": true,
    "bias": true,
    "norm": "layernorm",
-   "positions": "learned"
+   "positions": "learned",
+   "head_size": null
   },
   "gpt2-large": {
    "name": "GPT-2 large",
@@ -51,7 +53,8 @@
    "tied_embeddings": true,
    "bias": true,
    "norm": "layernorm",
-   "positions": "learned"
+   "positions": "learned",
+   "head_size": null
   },
   "gpt2-xl": {
    "name": "GPT-2 XL",
@@ -68,7 +71,8 @@
    "tied_embeddings": true,
    "bias": true,
    "norm": "layernorm",
-   "positions": "learned"
+   "positions": "learned",
+   "head_size": null
   },
   "llama2-7b": {
    "name": "Llama 2 7B",
@@ -85,7 +89,8 @@
    "tied_embeddings": false,
    "bias": false,
    "norm": "rmsnorm",
-   "positions": "rope"
+   "positions": "rope",
+   "head_size": null
   },
   "llama2-13b": {
    "name": "Llama 2 13B",
@@ -102,7 +107,8 @@
    "tied_embeddings": false,
    "bias": false,
    "norm": "rmsnorm",
-   "positions": "rope"
+   "positions": "rope",
+   "head_size": null
   },
   "llama2-70b": {
    "name": "Llama 2 70B",
@@ -119,7 +125,8 @@
    "tied_embeddings": false,
    "bias": false,
    "norm": "rmsnorm",
-   "positions": "rope"
+   "positions": "rope",
+   "head_size": null
   },
   "llama3-8b": {
    "name": "Llama 3 8B",
@@ -136,7 +143,26 @@
    "tied_embeddings": false,
    "bias": false,
    "norm": "rmsnorm",
-   "positions": "rope"
+   "positions": "rope",
+   "head_size": null
+  },
+  "gemma7b": {
+   "name": "Gemma 7B",
+   "reported": "7B",
+   "source": "Gemma Team 2024, 'Gemma: Open Models Based on Gemini Research and Technology', table 1 (d_model 3072, 28 layers, 16 heads of size 256, 16 KV heads, context 8192) and table 2 (7,751,248,896 non-embedding parameters); transformers' GemmaConfig defaults (google/gemma-7b: vocab_size 256000, intermediate_size 24576, head_dim 256, tie_word_embeddings true, RMSNorm, RoPE, GeGLU: a gated MLP of three matrices, counted as SwiGLU's; no biases); released size 8,537,680,896 (keras-hub's gemma_7b_en preset)",
+   "vocab_size": 256000,
+   "context_length": 8192,
+   "num_layers": 28,
+   "d_model": 3072,
+   "num_heads": 16,
+   "num_kv_heads": 16,
+   "d_ff": 24576,
+   "gated_mlp": true,
+   "tied_embeddings": true,
+   "bias": false,
+   "norm": "rmsnorm",
+   "positions": "rope",
+   "head_size": 256
   }
  },
  "accelerators": {
@@ -461,6 +487,7 @@
   "bias": true,
   "norm": "layernorm",
   "positions": "learned",
+  "head_size": null,
   "seq_len": 1024,
   "micro_batch": 8,
   "grad_accum": 1,
@@ -628,7 +655,8 @@
   "optimizer": "opt",
   "stage": "zero",
   "recompute": "recomp",
-  "flash_attention": "flash"
+  "flash_attention": "flash",
+  "head_size": "hs"
  },
  "limits": {
   "vocab_size": 16777216,
@@ -642,13 +670,413 @@
   "micro_batch": 65536,
   "num_gpus": 1048576,
   "grad_accum": 65536,
-  "tokens": 1000000000000000
+  "tokens": 1000000000000000,
+  "head_size": 16384
  },
  "mfu_min": 0.001,
  "token_budgets": {
   "llama2-7b": 2000000000000,
   "llama2-13b": 2000000000000,
   "llama2-70b": 2000000000000,
-  "llama3-8b": 15000000000000
- }
+  "llama3-8b": 15000000000000,
+  "gemma7b": 6000000000000
+ },
+ "cuda_context_bytes": 1408237568,
+ "validation": [
+  {
+   "kind": "mfu",
+   "config": {
+    "gpu": "a100-sxm-80gb",
+    "num_gpus": 64,
+    "stage": "zero3",
+    "precision": "mixed_bf16_fp32_grads",
+    "model": "llama3-8b",
+    "seq_len": 8192,
+    "micro_batch": 1,
+    "recompute": "none"
+   },
+   "tokens_per_gpu_s": 2904,
+   "mfu": 0.568,
+   "label_en": "Llama 3 8B, 64 × A100, b = 1, T = 8192, selective (layer) AC",
+   "label_zh": "Llama 3 8B，64 × A100，b = 1，T = 8192，选择性检查点（按层）",
+   "source": "github.com/pytorch/torchtitan, docs/performance.md at commit 0413364 (64 A100 80GB, FSDP2; tables 'Llama 3 performance numbers' and 'Llama 2 performance numbers')",
+   "source_short": "pytorch/torchtitan docs/performance.md @0413364",
+   "card": "NVIDIA A100 SXM4 80GB",
+   "calc": {
+    "per_token": 57912852480,
+    "peak_flops": 312000000000000.0,
+    "mfu": 0.5390350115446154,
+    "mfu_embedding_counted": 0.5683730387889231,
+    "ratio": 0.9490053020151681
+   }
+  },
+  {
+   "kind": "mfu",
+   "config": {
+    "gpu": "a100-sxm-80gb",
+    "num_gpus": 64,
+    "stage": "zero3",
+    "precision": "mixed_bf16_fp32_grads",
+    "model": "llama3-8b",
+    "seq_len": 8192,
+    "micro_batch": 1,
+    "recompute": "none"
+   },
+   "tokens_per_gpu_s": 2973,
+   "mfu": 0.582,
+   "label_en": "Llama 3 8B, 64 × A100, b = 1, T = 8192, selective (op) AC",
+   "label_zh": "Llama 3 8B，64 × A100，b = 1，T = 8192，选择性检查点（按算子）",
+   "source": "github.com/pytorch/torchtitan, docs/performance.md at commit 0413364 (64 A100 80GB, FSDP2; tables 'Llama 3 performance numbers' and 'Llama 2 performance numbers')",
+   "source_short": "pytorch/torchtitan docs/performance.md @0413364",
+   "card": "NVIDIA A100 SXM4 80GB",
+   "calc": {
+    "per_token": 57912852480,
+    "peak_flops": 312000000000000.0,
+    "mfu": 0.5518426616123077,
+    "mfu_embedding_counted": 0.5818777700824616,
+    "ratio": 0.9481832673750992
+   }
+  },
+  {
+   "kind": "mfu",
+   "config": {
+    "gpu": "a100-sxm-80gb",
+    "num_gpus": 64,
+    "stage": "zero3",
+    "precision": "mixed_bf16_fp32_grads",
+    "model": "llama2-13b",
+    "seq_len": 4096,
+    "micro_batch": 2,
+    "recompute": "none"
+   },
+   "tokens_per_gpu_s": 2162,
+   "mfu": 0.611,
+   "label_en": "Llama 2 13B, 64 × A100, b = 2, T = 4096, no activation checkpointing",
+   "label_zh": "Llama 2 13B，64 × A100，b = 2，T = 4096，不做激活检查点",
+   "source": "github.com/pytorch/torchtitan, docs/performance.md at commit 0413364 (64 A100 80GB, FSDP2; tables 'Llama 3 performance numbers' and 'Llama 2 performance numbers')",
+   "source_short": "pytorch/torchtitan docs/performance.md @0413364",
+   "card": "NVIDIA A100 SXM4 80GB",
+   "calc": {
+    "per_token": 87175987200,
+    "peak_flops": 312000000000000.0,
+    "mfu": 0.6040848856615385,
+    "mfu_embedding_counted": 0.6108968487384615,
+    "ratio": 0.988682300591716
+   }
+  },
+  {
+   "kind": "mfu",
+   "config": {
+    "gpu": "a100-sxm-80gb",
+    "num_gpus": 64,
+    "stage": "zero3",
+    "precision": "mixed_bf16_fp32_grads",
+    "model": "llama2-13b",
+    "seq_len": 4096,
+    "micro_batch": 2,
+    "recompute": "none"
+   },
+   "tokens_per_gpu_s": 1914,
+   "mfu": 0.541,
+   "label_en": "Llama 2 13B, 64 × A100, b = 2, T = 4096, selective (layer) AC",
+   "label_zh": "Llama 2 13B，64 × A100，b = 2，T = 4096，选择性检查点（按层）",
+   "source": "github.com/pytorch/torchtitan, docs/performance.md at commit 0413364 (64 A100 80GB, FSDP2; tables 'Llama 3 performance numbers' and 'Llama 2 performance numbers')",
+   "source_short": "pytorch/torchtitan docs/performance.md @0413364",
+   "card": "NVIDIA A100 SXM4 80GB",
+   "calc": {
+    "per_token": 87175987200,
+    "peak_flops": 312000000000000.0,
+    "mfu": 0.5347911522461538,
+    "mfu_embedding_counted": 0.5408217245538461,
+    "ratio": 0.9885233867766243
+   }
+  },
+  {
+   "kind": "mfu",
+   "config": {
+    "gpu": "a100-sxm-80gb",
+    "num_gpus": 64,
+    "stage": "zero3",
+    "precision": "mixed_bf16_fp32_grads",
+    "model": "llama2-13b",
+    "seq_len": 4096,
+    "micro_batch": 2,
+    "recompute": "none"
+   },
+   "tokens_per_gpu_s": 1904,
+   "mfu": 0.538,
+   "label_en": "Llama 2 13B, 64 × A100, b = 2, T = 4096, selective (op) AC",
+   "label_zh": "Llama 2 13B，64 × A100，b = 2，T = 4096，选择性检查点（按算子）",
+   "source": "github.com/pytorch/torchtitan, docs/performance.md at commit 0413364 (64 A100 80GB, FSDP2; tables 'Llama 3 performance numbers' and 'Llama 2 performance numbers')",
+   "source_short": "pytorch/torchtitan docs/performance.md @0413364",
+   "card": "NVIDIA A100 SXM4 80GB",
+   "calc": {
+    "per_token": 87175987200,
+    "peak_flops": 312000000000000.0,
+    "mfu": 0.5319970500923077,
+    "mfu_embedding_counted": 0.5379961147076923,
+    "ratio": 0.9888421005433228
+   }
+  },
+  {
+   "kind": "mfu",
+   "config": {
+    "gpu": "a100-sxm-80gb",
+    "num_gpus": 64,
+    "stage": "zero3",
+    "precision": "mixed_bf16_fp32_grads",
+    "model": "llama2-70b",
+    "seq_len": 4096,
+    "micro_batch": 1,
+    "recompute": "none"
+   },
+   "tokens_per_gpu_s": 355,
+   "mfu": 0.508,
+   "label_en": "Llama 2 70B, 64 × A100, b = 1, T = 4096, selective (op) AC",
+   "label_zh": "Llama 2 70B，64 × A100，b = 1，T = 4096，选择性检查点（按算子）",
+   "source": "github.com/pytorch/torchtitan, docs/performance.md at commit 0413364 (64 A100 80GB, FSDP2; tables 'Llama 3 performance numbers' and 'Llama 2 performance numbers')",
+   "source_short": "pytorch/torchtitan docs/performance.md @0413364",
+   "card": "NVIDIA A100 SXM4 80GB",
+   "calc": {
+    "per_token": 444491366400,
+    "peak_flops": 312000000000000.0,
+    "mfu": 0.5057513944615385,
+    "mfu_embedding_counted": 0.5075410313846154,
+    "ratio": 0.9955736111447608
+   }
+  },
+  {
+   "kind": "mfu",
+   "config": {
+    "gpu": "a100-sxm-80gb",
+    "num_gpus": 64,
+    "stage": "zero3",
+    "precision": "mixed_bf16_fp32_grads",
+    "model": "llama2-70b",
+    "seq_len": 4096,
+    "micro_batch": 2,
+    "recompute": "full"
+   },
+   "tokens_per_gpu_s": 353,
+   "mfu": 0.505,
+   "label_en": "Llama 2 70B, 64 × A100, b = 2, T = 4096, full AC",
+   "label_zh": "Llama 2 70B，64 × A100，b = 2，T = 4096，完全检查点",
+   "source": "github.com/pytorch/torchtitan, docs/performance.md at commit 0413364 (64 A100 80GB, FSDP2; tables 'Llama 3 performance numbers' and 'Llama 2 performance numbers')",
+   "source_short": "pytorch/torchtitan docs/performance.md @0413364",
+   "card": "NVIDIA A100 SXM4 80GB",
+   "calc": {
+    "per_token": 444491366400,
+    "peak_flops": 312000000000000.0,
+    "mfu": 0.5029020908307692,
+    "mfu_embedding_counted": 0.5046816452923077,
+    "ratio": 0.9958457244173647
+   }
+  },
+  {
+   "kind": "throughput",
+   "config": {
+    "model": "llama3-8b",
+    "gpu": "h100-sxm",
+    "seq_len": 8192,
+    "micro_batch": 2,
+    "stage": "zero3",
+    "precision": "mixed_bf16_fp32_grads",
+    "recompute": "selective",
+    "num_gpus": 8
+   },
+   "tokens_per_gpu_s": 5762,
+   "mfu_range": [
+    0.33,
+    0.39
+   ],
+   "memory_gib": 82.4,
+   "compiled": false,
+   "label_en": "Llama 3.1 8B, 8 × H100, FSDP, b = 2, T = 8192",
+   "label_zh": "Llama 3.1 8B，8 × H100，FSDP，b = 2，T = 8192",
+   "source": "github.com/pytorch/torchtitan, benchmarks/llama3_h100_202412_torchtitan.md at commit 31a17bf (Llama 3.1 8B, FSDP, local batch 2, selective activation checkpointing; tables 1 and 3; H100s with 96GB HBM2e at 500 W)",
+   "source_short": "pytorch/torchtitan benchmarks/llama3_h100_202412_torchtitan.md @31a17bf",
+   "card": "NVIDIA H100 SXM",
+   "calc": {
+    "per_token": 57912852480,
+    "peak_flops": 989400000000000.0,
+    "mfu": 0.3372689063975743,
+    "memory_full": 44465087488.0,
+    "memory_none": 139056997376.0,
+    "memory_drop_published": 16535624089.600006,
+    "memory_drop": 16938832320.0,
+    "ratio": 1.024384216054693
+   }
+  },
+  {
+   "kind": "throughput",
+   "config": {
+    "model": "llama3-8b",
+    "gpu": "h100-sxm",
+    "seq_len": 8192,
+    "micro_batch": 2,
+    "stage": "zero3",
+    "precision": "mixed_bf16_fp32_grads",
+    "recompute": "selective",
+    "num_gpus": 8
+   },
+   "tokens_per_gpu_s": 6667,
+   "mfu_range": [
+    0.33,
+    0.39
+   ],
+   "memory_gib": 77.0,
+   "compiled": true,
+   "label_en": "Llama 3.1 8B, 8 × H100, FSDP + torch.compile, b = 2, T = 8192",
+   "label_zh": "Llama 3.1 8B，8 × H100，FSDP + torch.compile，b = 2，T = 8192",
+   "source": "github.com/pytorch/torchtitan, benchmarks/llama3_h100_202412_torchtitan.md at commit 31a17bf (Llama 3.1 8B, FSDP, local batch 2, selective activation checkpointing; tables 1 and 3; H100s with 96GB HBM2e at 500 W)",
+   "source_short": "pytorch/torchtitan benchmarks/llama3_h100_202412_torchtitan.md @31a17bf",
+   "card": "NVIDIA H100 SXM",
+   "calc": {
+    "per_token": 57912852480,
+    "peak_flops": 989400000000000.0,
+    "mfu": 0.3902415478918132,
+    "memory_full": 44465087488.0,
+    "memory_none": 139056997376.0,
+    "memory_drop_published": 16106127360.0,
+    "memory_drop": 16938832320.0,
+    "ratio": 1.0517011284828186
+   }
+  },
+  {
+   "kind": "throughput",
+   "config": {
+    "model": "llama3-8b",
+    "gpu": "h100-sxm",
+    "seq_len": 8192,
+    "micro_batch": 2,
+    "stage": "zero3",
+    "precision": "mixed_bf16_fp32_grads",
+    "recompute": "selective",
+    "num_gpus": 128
+   },
+   "tokens_per_gpu_s": 5605,
+   "mfu_range": [
+    0.33,
+    0.39
+   ],
+   "memory_gib": 67.0,
+   "compiled": false,
+   "label_en": "Llama 3.1 8B, 128 × H100, FSDP, b = 2, T = 8192",
+   "label_zh": "Llama 3.1 8B，128 × H100，FSDP，b = 2，T = 8192",
+   "source": "github.com/pytorch/torchtitan, benchmarks/llama3_h100_202412_torchtitan.md at commit 31a17bf (Llama 3.1 8B, FSDP, local batch 2, selective activation checkpointing; tables 1 and 3; H100s with 96GB HBM2e at 500 W)",
+   "source_short": "pytorch/torchtitan benchmarks/llama3_h100_202412_torchtitan.md @31a17bf",
+   "card": "NVIDIA H100 SXM",
+   "calc": {
+    "per_token": 57912852480,
+    "peak_flops": 989400000000000.0,
+    "mfu": 0.32807917743117043,
+    "memory_full": 27526255168.0,
+    "memory_none": 122118165056.0,
+    "memory_drop_published": 16535624089.600006,
+    "memory_drop": 16938832320.0,
+    "ratio": 1.024384216054693
+   }
+  },
+  {
+   "kind": "throughput",
+   "config": {
+    "model": "llama3-8b",
+    "gpu": "h100-sxm",
+    "seq_len": 8192,
+    "micro_batch": 2,
+    "stage": "zero3",
+    "precision": "mixed_bf16_fp32_grads",
+    "recompute": "selective",
+    "num_gpus": 128
+   },
+   "tokens_per_gpu_s": 6514,
+   "mfu_range": [
+    0.33,
+    0.39
+   ],
+   "memory_gib": 62.0,
+   "compiled": true,
+   "label_en": "Llama 3.1 8B, 128 × H100, FSDP + torch.compile, b = 2, T = 8192",
+   "label_zh": "Llama 3.1 8B，128 × H100，FSDP + torch.compile，b = 2，T = 8192",
+   "source": "github.com/pytorch/torchtitan, benchmarks/llama3_h100_202412_torchtitan.md at commit 31a17bf (Llama 3.1 8B, FSDP, local batch 2, selective activation checkpointing; tables 1 and 3; H100s with 96GB HBM2e at 500 W)",
+   "source_short": "pytorch/torchtitan benchmarks/llama3_h100_202412_torchtitan.md @31a17bf",
+   "card": "NVIDIA H100 SXM",
+   "calc": {
+    "per_token": 57912852480,
+    "peak_flops": 989400000000000.0,
+    "mfu": 0.38128595214748334,
+    "memory_full": 27526255168.0,
+    "memory_none": 122118165056.0,
+    "memory_drop_published": 16106127360.0,
+    "memory_drop": 16938832320.0,
+    "ratio": 1.0517011284828186
+   }
+  },
+  {
+   "kind": "gpu_hours",
+   "gpu_hours": 184320,
+   "label_en": "Llama 2 7B, 2T tokens",
+   "label_zh": "Llama 2 7B，2 万亿（2T）个词元",
+   "config": {
+    "model": "llama2-7b",
+    "gpu": "a100-sxm-80gb",
+    "tokens": 2000000000000,
+    "mfu": 0.505
+   },
+   "source": "github.com/meta-llama/llama, MODEL_CARD.md at commit 0e3444b (Touvron et al. 2023, table 2): GPU-hours on A100-80GB; 2.0T tokens, context 4k",
+   "source_short": "meta-llama/llama MODEL_CARD.md @0e3444b",
+   "card": "NVIDIA A100 SXM4 80GB",
+   "calc": {
+    "per_token": 46084915200,
+    "peak_flops": 312000000000000.0,
+    "gpu_hours": 162495.1172040281,
+    "mfu": 0.4452041785375119,
+    "ratio": 0.8815924327475483
+   }
+  },
+  {
+   "kind": "gpu_hours",
+   "gpu_hours": 368640,
+   "label_en": "Llama 2 13B, 2T tokens",
+   "label_zh": "Llama 2 13B，2 万亿（2T）个词元",
+   "config": {
+    "model": "llama2-13b",
+    "gpu": "a100-sxm-80gb",
+    "tokens": 2000000000000,
+    "mfu": 0.505
+   },
+   "source": "github.com/meta-llama/llama, MODEL_CARD.md at commit 0e3444b (Touvron et al. 2023, table 2): GPU-hours on A100-80GB; 2.0T tokens, context 4k",
+   "source_short": "meta-llama/llama MODEL_CARD.md @0e3444b",
+   "card": "NVIDIA A100 SXM4 80GB",
+   "calc": {
+    "per_token": 87175987200,
+    "peak_flops": 312000000000000.0,
+    "gpu_hours": 307381.975120589,
+    "mfu": 0.42108262108262107,
+    "ratio": 0.8338269724408339
+   }
+  },
+  {
+   "kind": "gpu_hours",
+   "gpu_hours": 1720320,
+   "label_en": "Llama 2 70B, 2T tokens",
+   "label_zh": "Llama 2 70B，2 万亿（2T）个词元",
+   "config": {
+    "model": "llama2-70b",
+    "gpu": "a100-sxm-80gb",
+    "tokens": 2000000000000,
+    "mfu": 0.505
+   },
+   "source": "github.com/meta-llama/llama, MODEL_CARD.md at commit 0e3444b (Touvron et al. 2023, table 2): GPU-hours on A100-80GB; 2.0T tokens, context 4k",
+   "source_short": "meta-llama/llama MODEL_CARD.md @0e3444b",
+   "card": "NVIDIA A100 SXM4 80GB",
+   "calc": {
+    "per_token": 444491366400,
+    "peak_flops": 312000000000000.0,
+    "gpu_hours": 1567273.7242955065,
+    "mfu": 0.46007326007326005,
+    "ratio": 0.911036158560911
+   }
+  }
+ ]
 };

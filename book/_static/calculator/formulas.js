@@ -52,20 +52,28 @@ function doubleToRatio(x) {
 // ---- the formulas, named after the Python functions ---------------------------------------------------
 // Each is a property of F so that a test can replace one (and see the cross-check fail).
 const F = {
+  // lm.TransformerConfig.head_dim: head_size, or d_model / num_heads when it is null
+  head_dim(c) {
+    return c.head_size === null ? big(c.d_model) / big(c.num_heads) : big(c.head_size);
+  },
+  // lm.TransformerConfig.q_dim: the width of Q and of the attention output, H·head_dim
+  q_dim(c) {
+    return big(c.num_heads) * F.head_dim(c);
+  },
   // lm.TransformerConfig.kv_dim: the width of K (and of V)
   kv_dim(c) {
-    return big(c.num_kv_heads) * (big(c.d_model) / big(c.num_heads));
+    return big(c.num_kv_heads) * F.head_dim(c);
   },
   // transformer.block_matrix_sizes
   block_matrix_sizes(c) {
-    const d = big(c.d_model);
-    return { q: d * d, kv: 2n * d * F.kv_dim(c), o: d * d, mlp: (c.gated_mlp ? 3n : 2n) * d * big(c.d_ff) };
+    const d = big(c.d_model), q = F.q_dim(c);
+    return { q: d * q, kv: 2n * d * F.kv_dim(c), o: q * d, mlp: (c.gated_mlp ? 3n : 2n) * d * big(c.d_ff) };
   },
   // transformer.parameter_count (with ParameterCount's total, non_embedding and kaplan_n)
   parameter_count(c) {
     const d = big(c.d_model), bias = c.bias ? 1n : 0n, L = big(c.num_layers), V = big(c.vocab_size);
     const kv = F.kv_dim(c), dff = big(c.d_ff), m = F.block_matrix_sizes(c);
-    const attentionBias = bias * (d + 2n * kv + d);
+    const attentionBias = bias * (F.q_dim(c) + 2n * kv + d);
     const mlpBias = bias * ((c.gated_mlp ? 2n : 1n) * dff + d);
     const norm = c.norm === "rmsnorm" ? d : d * (1n + bias);
     const parts = {
@@ -88,7 +96,7 @@ const F = {
   },
   // transformer.attention_flops_per_token: the full T×T square
   attention_flops_per_token(c, seq) {
-    return 4n * big(c.num_layers) * big(seq) * big(c.num_heads) * (big(c.d_model) / big(c.num_heads));
+    return 4n * big(c.num_layers) * big(seq) * big(c.num_heads) * F.head_dim(c);
   },
   // transformer.training_flops_per_token(attention=True, recompute=...)
   training_flops_per_token(c, seq, recompute) {
@@ -117,15 +125,15 @@ const F = {
   },
   // activations.saved_values_per_token: [values, fp32 statistics] one block keeps per token
   saved_values_per_token(c, seq, recompute, flash) {
-    const d = big(c.d_model), kv = F.kv_dim(c), H = big(c.num_heads);
+    const d = big(c.d_model), q = F.q_dim(c), kv = F.kv_dim(c), H = big(c.num_heads);
     if (recompute === "full") return [d, 0n];
     const [normValues, normStats] = c.norm === "rmsnorm" ? [2n * d, 1n] : [d, 2n];
-    const qkvKept = c.positions === "rope" ? d + kv + d + 2n * kv : d + 2n * kv;
+    const qkvKept = c.positions === "rope" ? q + kv + q + 2n * kv : q + 2n * kv;
     const mlp = d + (c.gated_mlp ? 4n : 2n) * big(c.d_ff);
     const values = 2n * normValues + d + mlp, stats = 2n * normStats;
-    if (recompute === "selective") return [values + qkvKept + d, stats];
-    if (flash) return [values + qkvKept + d, stats + H];
-    return [values + 3n * d + H * big(seq) + d, stats];
+    if (recompute === "selective") return [values + qkvKept + q, stats];
+    if (flash) return [values + qkvKept + q, stats + H];
+    return [values + 3n * q + H * big(seq) + q, stats];
   },
   // activations.activation_bytes_per_layer (stat_bytes=4)
   activation_bytes_per_layer(c, batch, seq, recompute, flash, bytesPerValue) {
@@ -141,18 +149,19 @@ const F = {
     if (every === layers) return big(layers) * layerBytes;
     return big(Math.ceil(layers / every)) * inputBytes + big(every) * layerBytes;
   },
-  // calculator.largest_fsdp_unit: a unit per block, the embeddings, the final norm with the head
+  // calculator_memory.largest_fsdp_unit: a unit per block, the embeddings, the final norm with the head
   largest_fsdp_unit(counts, layers) {
     const L = big(layers), norm = counts.norms / (2n * L + 1n);
     const block = (counts.attention + counts.mlp) / L + 2n * norm;
     const units = [counts.token_embedding + counts.position_embedding, block, counts.lm_head + norm];
     return units.reduce((a, b) => (b > a ? b : a));
   },
-  // calculator._transient_bytes: the logits' gradient, FSDP's gathered + prefetched unit, DDP's buckets
+  // calculator_memory.transient_bytes: the logits' gradient, FSDP's gathered + prefetched unit, DDP's
+  // buckets, the CUDA context
   transient_bytes(c, counts, recipe, logits) {
     const gathered = c.stage === "zero3" ? 2n * F.largest_fsdp_unit(counts, c.num_layers) * big(recipe.param_bytes) : 0n;
     const buckets = c.stage === "dp" ? counts.total * big(recipe.grad_bytes) : 0n;
-    return { logits_grad: logits, gathered, ddp_buckets: buckets };
+    return { logits_grad: logits, gathered, ddp_buckets: buckets, cuda_context: big(DATA.cuda_context_bytes) };
   },
   // napkin.max_trainable_params: floor(Fraction(memory) / Fraction(bytes_per_param)), bytes a double
   max_trainable_params(memoryBytes, bytesPerParam) {
@@ -237,7 +246,7 @@ function clusterTime(c, n, peak) {
 
 // ---- the configuration ------------------------------------------------------------------------------
 const ARCHITECTURE = ["vocab_size", "context_length", "num_layers", "d_model", "num_heads", "num_kv_heads",
-  "d_ff", "gated_mlp", "tied_embeddings", "bias", "norm", "positions"];
+  "d_ff", "gated_mlp", "tied_embeddings", "bias", "norm", "positions", "head_size"];  // head_size null: d / H
 const INTS = ["vocab_size", "context_length", "num_layers", "d_model", "num_heads", "num_kv_heads", "d_ff",
   "seq_len", "micro_batch", "num_gpus", "grad_accum"];
 const BOOLS = ["gated_mlp", "tied_embeddings", "bias", "tf32", "flash_attention"];
@@ -276,14 +285,20 @@ function normalize(config) {
     const v = c[key], max = DATA.limits[key];
     if (!Number.isSafeInteger(v) || v < 1 || v > max) throw new ConfigError(key, "int", { max });
   }
+  const hs = c.head_size;  // null: d_model / num_heads
+  if (hs !== null && (!Number.isSafeInteger(hs) || hs < 1 || hs > DATA.limits.head_size)) {
+    throw new ConfigError("head_size", "int", { max: DATA.limits.head_size });
+  }
   for (const key of BOOLS) {
     if (typeof c[key] !== "boolean") throw new ConfigError(key, "bool");
   }
   if (c.num_heads % c.num_kv_heads) throw new ConfigError("num_kv_heads", "kv", { heads: c.num_heads });
-  if (c.d_model % c.num_heads) throw new ConfigError("d_model", "heads", { heads: c.num_heads });
+  if (hs === null && c.d_model % c.num_heads) throw new ConfigError("d_model", "heads", { heads: c.num_heads });
   choice("norm", c.norm, DATA.norms);
   choice("positions", c.positions, DATA.positions);
-  if (c.positions === "rope" && (c.d_model / c.num_heads) % 2) throw new ConfigError("positions", "rope");
+  if (c.positions === "rope" && (hs || Math.floor(c.d_model / c.num_heads)) % 2) {
+    throw new ConfigError("positions", "rope");
+  }
   if (c.positions === "learned" && c.seq_len > c.context_length) {
     throw new ConfigError("seq_len", "context", { ctx: c.context_length });
   }
@@ -343,7 +358,7 @@ function calculate(config) {
   const logits = F.logits_bytes(c, batch, seq);
   const extra = F.transient_bytes(c, counts, recipe, logits);
   const sum = params + grads + state + Number(activations) + Number(logits)
-    + Number(extra.logits_grad + extra.gathered + extra.ddp_buckets);
+    + Number(extra.logits_grad + extra.gathered + extra.ddp_buckets + extra.cuda_context);
   const memory = { params, grads, optimizer_state: state, activations, logits, ...extra, total: sum,
     card: big(card.memory_bytes),
     fits: sum <= card.memory_bytes };

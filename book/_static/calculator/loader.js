@@ -17,6 +17,7 @@
   document.head.append(css);
   const names = ["data.js", "formulas.js", "url.js", "strings.js"];
   if (full) names.push("calculator.js");
+  if (full && document.getElementById("cs336-validation")) names.push("validation.js");
   if (inline) names.push("mini.js");
   for (const name of names) {
     const s = document.createElement("script");

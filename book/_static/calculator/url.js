@@ -30,7 +30,7 @@ function value(key, raw) {
     if (!FRACTION.test(raw)) throw new ConfigError(key, "decimal");
     return Number(raw);
   }
-  if (kind === "number") {
+  if (kind === "number" || key === "head_size") {  // head_size's default is null (d / H)
     if (!WHOLE.test(raw)) throw new ConfigError(key, "digits");
     return Number(raw);
   }
