@@ -139,6 +139,18 @@ def test_step_seconds_carries_step_communication(psi: int, n: int) -> None:
                             bytes_sent / C.ring_bandwidth(n, NO_LATENCY), rel_tol=1e-12)
 
 
+@given(st.integers(min_value=0, max_value=10**12), st.sampled_from([8, 64, 1024]), st.integers(1, 130))
+def test_fsdp_pays_one_latency_per_unit_and_the_same_bandwidth(psi: int, n: int, units: int) -> None:
+    one = C.step_seconds("zero3", psi, n)
+    per_unit = C.step_seconds("zero3", psi, n, units=units)
+    assert per_unit >= one * (1 - 1e-12)  # more calls are never faster
+    # each of the 3 collectives pays at least one ring's per-call latency per unit
+    assert per_unit >= 3 * units * C.fastest_algorithm("all_gather", 0, n)[0] * (1 - 1e-12)
+    bandwidth = [C.step_seconds("zero3", psi, n, NO_LATENCY, units=u) for u in (1, units)]
+    assert math.isclose(*bandwidth, rel_tol=1e-9)  # the bytes do not change with the calls
+    assert C.step_seconds("dp", psi, n, units=units) == C.step_seconds("dp", psi, n)  # DDP has buckets
+
+
 def test_hsdp_shards_inside_and_replicates_across() -> None:
     inside, across = C.hsdp_step_seconds(PSI, 64, NO_LATENCY)
     assert math.isclose(inside, 3 * 7 / 8 * 2 * PSI / 450e9)  # ZeRO-3 over one node's NVLink
@@ -172,6 +184,8 @@ def test_small_models_are_latency_bound_on_many_gpus() -> None:
         (lambda: C.bus_bandwidth("all_reduce", 1, 8, algorithm="tree"), "algorithm"),
         (lambda: C.collective_seconds("all_reduce", 10, 8, bucket_bytes=4, first_bucket_bytes=0), "first_bucket"),
         (lambda: C.step_seconds("zero4", 10, 8), "stage"),
+        (lambda: C.step_seconds("zero3", 10, 8, units=0), "units"),
+        (lambda: C.step_seconds("zero3", 10, 8, units=2.5), "units"),
         (lambda: C.hsdp_step_seconds(2**1100, 8), "num_params"),
         (lambda: C.breakeven_tokens(-1.0, 10, 1e15), "seconds"),
         (lambda: C.breakeven_tokens(1.0, 10, 1e15, flops_per_param=0), "flops_per_param"),

@@ -278,7 +278,8 @@ def _cluster_time(c: Mapping[str, Any], n: int, peak: float | None) -> dict[str,
 
     Chapter 14's model (:mod:`cs336_lec2.distributed.cluster`, NCCL's fastest algorithm per call): DDP
     (``dp``) all-reduces 1 MiB, then 25 MiB buckets during the backward pass only (4 FLOPs per parameter
-    per token); ZeRO-1/2 too (4); ZeRO-3 / FSDP prefetches parameters during forward too (6).
+    per token); ZeRO-1/2 too (4); ZeRO-3 / FSDP, one call per unit of a per-block wrapping (``L + 2``),
+    prefetches parameters during forward too (6).
     Compute runs at the dense peak times MFU. ``None`` where the card has no node in
     :data:`~cs336_lec2.distributed.cluster.CLUSTERS` or the GPUs do not fill whole nodes of 8.
     """
@@ -289,7 +290,7 @@ def _cluster_time(c: Mapping[str, Any], n: int, peak: float | None) -> dict[str,
     bucket, first = (DDP_BUCKET_BYTES, DDP_FIRST_BUCKET_BYTES) if stage == "dp" else (None, None)
     p = PRECISIONS[c["precision"]]  # gathers move the weights' width, reductions the gradients'
     seconds = step_seconds(stage, n, gpus, cluster, bytes_per_value=p.param, reduce_bytes=p.grad,
-                           bucket_bytes=bucket, first_bucket_bytes=first)
+                           bucket_bytes=bucket, first_bucket_bytes=first, units=c["num_layers"] + 2)
     hide = 6 if stage == "zero3" else 4
     even = None if peak is None else breakeven_tokens(seconds, n, peak * c["mfu"], flops_per_param=hide)
     return {"seconds_per_step": seconds, "breakeven_tokens_per_gpu": even}

@@ -218,8 +218,11 @@ const F = {
     const seconds = full * call(bucket) + (last > 0 ? call(last) : 0) + (head > 0 ? call(head) : 0);
     return total > 0 ? seconds : call(0);
   },
-  step_seconds(stage, psi, n, bytesPerValue, bucket, first, k, reduceBytes) {
-    const call = (collective, width) => F.collective_seconds(collective, psi * big(width), n, bucket, first, k);
+  // ZeRO-3 / FSDP: each collective in ``units`` equal calls, one per wrapped unit
+  step_seconds(stage, psi, n, bytesPerValue, bucket, first, k, reduceBytes, units) {
+    const calls = stage === "zero3" ? units : 1;
+    const call = (collective, width) =>
+      calls * F.collective_seconds(collective, Number(psi * big(width)) / calls, n, bucket, first, k);
     if (stage === "zero3") return 2 * call("all_gather", bytesPerValue) + call("reduce_scatter", reduceBytes);
     if (stage === "dp" || reduceBytes === bytesPerValue) return call("all_reduce", reduceBytes);
     return call("reduce_scatter", reduceBytes) + call("all_gather", bytesPerValue);
@@ -238,7 +241,7 @@ function clusterTime(c, n, peak) {
   const dp = c.stage === "dp";  // DDP: a first 1 MiB bucket, then 25 MiB ones
   const bucket = dp ? DATA.ddp_bucket_bytes : null, first = dp ? DATA.ddp_first_bucket_bytes : null;
   const p = DATA.precisions[c.precision];  // gathers move the weights' width, reductions the gradients'
-  const seconds = F.step_seconds(c.stage, n, c.num_gpus, p.param, bucket, first, k, p.grad);
+  const seconds = F.step_seconds(c.stage, n, c.num_gpus, p.param, bucket, first, k, p.grad, c.num_layers + 2);
   const hide = c.stage === "zero3" ? 6 : 4;
   const even = peak === null ? null : F.breakeven_tokens(seconds, n, peak * c.mfu, hide);
   return { seconds_per_step: seconds, breakeven_tokens_per_gpu: even };

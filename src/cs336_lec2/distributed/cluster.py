@@ -185,7 +185,7 @@ def collective_seconds(
 def step_seconds(
     stage: str, num_params: int, world_size: int, cluster: Cluster = H100_CLUSTER, *,
     bytes_per_value: int = 2, bucket_bytes: float | None = None, reduce_bytes: int | None = None,
-    first_bucket_bytes: float | None = None,
+    first_bucket_bytes: float | None = None, units: int = 1,
 ) -> float:
     """Seconds of one training step's collectives under ``stage`` (one of :data:`STAGES`).
 
@@ -193,16 +193,21 @@ def step_seconds(
     too when the widths agree, else reduce-scatter the gradients and all-gather the weights
     (``bytes_per_value``); ZeRO-3 all-gathers the weights twice and reduce-scatters the gradients
     once: the traffic of :func:`~cs336_lec2.distributed.step_communication`, each call at NCCL's
-    fastest algorithm (:func:`collective_seconds`, buckets as given).
+    fastest algorithm (:func:`collective_seconds`, buckets as given). ZeRO-3 / FSDP gathers and
+    reduces one wrapped unit at a time: with ``units`` (a model wrapped per block has ``L + 2``:
+    the blocks, the embeddings, the final norm with the head) each collective is that many equal
+    calls, each paying its latency.
     """
     check_choice("stage", stage, STAGES)
     psi = check_int("num_params", num_params, minimum=0, max_bits=512)
     per_value = check_int("bytes_per_value", bytes_per_value, minimum=1, max_bits=64)
     reduce = per_value if reduce_bytes is None else check_int("reduce_bytes", reduce_bytes, minimum=1, max_bits=64)
+    calls = check_int("units", units, minimum=1, max_bits=31) if stage == "zero3" else 1
 
     def call(collective: str, width: int) -> float:
-        return collective_seconds(collective, psi * width, world_size, cluster, bucket_bytes=bucket_bytes,
-                                  first_bucket_bytes=first_bucket_bytes)
+        # float first, then divide: the page's JavaScript rounds the same way
+        return calls * collective_seconds(collective, float(psi * width) / calls, world_size, cluster,
+                                          bucket_bytes=bucket_bytes, first_bucket_bytes=first_bucket_bytes)
 
     if stage == "zero3":
         return 2 * call("all_gather", per_value) + call("reduce_scatter", reduce)
