@@ -422,3 +422,15 @@ def test_a_new_or_empty_folder_is_claimed_and_a_second_run_may_replace_its_own_f
         for _ in range(2):  # the second run replaces what the first wrote
             execute(chapters, chapters=["01"], output=out, device="cpu", progress=False, log=lambda _: None)
         assert (out / EXECUTE_MARKER).is_file() and (out / "01_good.ipynb").is_file()
+
+
+def test_the_kernel_is_stopped_not_asked_to_exit(tmp_path):
+    # Interpreter teardown (atexit, module finalizers) is skipped: about a second per chapter once
+    # torch is imported (publish/engine.py). The chapters clean up their scratch folders themselves.
+    src, out = tmp_path / "notebooks", tmp_path / "run"
+    src.mkdir()
+    flag = tmp_path / "teardown-ran"
+    _chapter(src / "01_exit.ipynb", f"import atexit, pathlib\natexit.register(pathlib.Path({str(flag)!r}).touch)")
+    record = execute(src, output=out, progress=False)
+    assert [c.ok for c in record.chapters] == [True] and (out / "01_exit.ipynb").is_file()
+    assert not flag.exists()

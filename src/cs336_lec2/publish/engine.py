@@ -6,6 +6,10 @@ serialised and validated 200 times: about a fifth of a chapter's time on a 2-cor
 ``execute`` asks papermill to write the notebook once, at the end or with the error, and runs it with
 :class:`RememberingEngine`, which keeps the notebook being run so that a timeout or a dead kernel (both
 raise before papermill writes anything) still leaves a partial copy that names the cell that failed.
+
+The kernel is stopped at once when the chapter is done, not asked to exit: a kernel that imported
+torch and torch._dynamo takes about a second to tear its interpreter down, a second per chapter for
+nothing (every output has arrived by then; the chapters remove their scratch folders themselves).
 """
 
 from __future__ import annotations
@@ -43,7 +47,7 @@ def run_notebook(path: Path, scratch: Path, **kwargs: Any) -> None:
     RememberingEngine.notebook = None
     try:
         papermill.execute_notebook(str(path), str(scratch), engine_name=ENGINE_NAME,
-                                   request_save_on_cell_execute=False, **kwargs)
+                                   request_save_on_cell_execute=False, shutdown_kernel="immediate", **kwargs)
     except Exception:
         if RememberingEngine.notebook is not None and not scratch.exists():
             nbformat.write(RememberingEngine.notebook, scratch)
