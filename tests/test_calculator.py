@@ -298,3 +298,19 @@ def test_each_collective_moves_its_own_dtype():
     assert math.isclose(bf16["bytes_per_step"], 6 * psi * (n - 1) / n)
     assert step_communication(psi, n, "zero1", bytes_per_value=2, reduce_bytes=4) == zero3 - ring_bytes(
         "all_gather", 2 * psi, n)
+
+
+def test_dropout_adds_the_masks_korthikanti_counts():
+    # Korthikanti et al. (2022, section 4.1), per layer in 16 bits: dropout after the attention
+    # projection and after the MLP keeps sbh mask bytes each; attention dropout keeps an as^2b mask
+    # and its 16-bit output (2as^2b); the embedding's dropout one more sbh mask, once.
+    base = {"model": "custom", "seq_len": 1024, "micro_batch": 2, "flash_attention": False,
+            "precision": "mixed_bf16", "recompute": "none"}
+    off, on = (calculate({**base, "dropout": d})["memory"]["activations"] for d in (False, True))
+    c = normalize(base)
+    s, b, h, a, L = 1024, 2, c["d_model"], c["num_heads"], c["num_layers"]
+    assert on - off == L * (2 * s * b * h + 3 * a * s * s * b) + s * b * h
+    assert normalize({"model": "gpt2-small"})["dropout"] and not normalize({"model": "llama3-8b"})["dropout"]
+    flash_off, flash_on = (calculate({**base, "flash_attention": True, "dropout": d})["memory"]["activations"]
+                           for d in (False, True))
+    assert flash_on - flash_off == L * 2 * s * b * h + s * b * h  # a flash kernel keeps no s^2 mask

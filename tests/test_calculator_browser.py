@@ -73,6 +73,7 @@ def random_config(rng: random.Random) -> dict:
             "num_kv_heads": kv,
             "d_ff": min(LIMITS["d_ff"], rng.choice([4 * d_model, rng.randint(1, 8 * d_model)])),
             "gated_mlp": rng.random() < 0.5, "tied_embeddings": rng.random() < 0.5, "bias": rng.random() < 0.5,
+            "dropout": rng.random() < 0.5,
             "norm": rng.choice(DATA["norms"]), "positions": "learned" if learned else "rope", **config}
 
 

@@ -33,7 +33,7 @@ from collections.abc import Iterator, Mapping
 from fractions import Fraction
 from typing import Any
 
-from .activations import activation_bytes_per_layer, logits_bytes, segment_checkpoint_bytes
+from .activations import activation_bytes_per_layer, embedding_dropout_bytes, logits_bytes, segment_checkpoint_bytes
 from .calculator_memory import CUDA_CONTEXT_BYTES, largest_fsdp_unit, transient_bytes  # noqa: F401 (re-exported)
 from .checks import check_bool, check_choice, check_count, check_int, check_real
 from .distributed import STAGES, step_communication, zero_memory
@@ -49,7 +49,8 @@ from .transformer import PUBLISHED, parameter_count, training_flops_per_token
 # The dtype of the matmuls under each precision recipe: its dense peak is the denominator of MFU.
 MATMUL_DTYPE = {"fp32": "fp32", "mixed_bf16": "bf16", "mixed_bf16_fp32_grads": "bf16"}
 ARCHITECTURE = ("vocab_size", "context_length", "num_layers", "d_model", "num_heads", "num_kv_heads", "d_ff",
-                "gated_mlp", "tied_embeddings", "bias", "norm", "positions", "head_size")  # head_size None: d / H
+                "gated_mlp", "tied_embeddings", "bias", "norm", "positions", "head_size",  # head_size None: d / H
+                "dropout")  # dropout: whether the model trains with dropout masks (GPT-2, GPT-3), not its p
 
 
 def preset_key(name: str) -> str:
@@ -65,7 +66,7 @@ PRESETS = {preset_key(name): model for name, model in PUBLISHED.items()}
 def preset_architecture(key: str) -> dict[str, Any]:
     """The architecture fields of the published model ``key`` (see :data:`PRESETS`), as a config holds them."""
     config = PRESETS[check_choice("model", key, PRESETS)].config
-    return {name: getattr(config, name) for name in ARCHITECTURE}
+    return {name: config.dropout > 0 if name == "dropout" else getattr(config, name) for name in ARCHITECTURE}
 
 
 DEFAULTS: dict[str, Any] = {
@@ -89,6 +90,9 @@ TOKEN_BUDGETS = {
 LIMITS = {"vocab_size": 2**24, "context_length": 2**24, "num_layers": 2**12, "d_model": 2**18,
           "num_heads": 2**14, "num_kv_heads": 2**14, "d_ff": 2**20, "seq_len": 2**24, "micro_batch": 2**16,
           "num_gpus": 2**20, "grad_accum": 2**16, "tokens": 10**15, "head_size": 2**14}
+# The dropout probability of a model with dropout: GPT-2's released config (attn/resid/embd_pdrop); the bytes
+# (a 1-byte mask per dropped value) do not depend on it.
+DROPOUT = 0.1
 MFU_MIN = 0.001  # 0.1 %: below it the page would print training times of millions of years
 
 
@@ -98,7 +102,7 @@ URL_KEYS = {"model": "model", "vocab_size": "vocab", "context_length": "ctx", "n
             "tied_embeddings": "tied", "bias": "bias", "norm": "norm", "positions": "pos", "seq_len": "seq",
             "micro_batch": "batch", "grad_accum": "accum", "tokens": "tokens", "gpu": "gpu", "num_gpus": "gpus",
             "mfu": "mfu", "tf32": "tf32", "precision": "prec", "optimizer": "opt", "stage": "zero",
-            "recompute": "recomp", "flash_attention": "flash", "head_size": "hs"}
+            "recompute": "recomp", "flash_attention": "flash", "head_size": "hs", "dropout": "drop"}
 
 
 @contextlib.contextmanager
@@ -144,7 +148,7 @@ def normalize(config: Mapping[str, Any]) -> dict[str, Any]:
             check_int(name, c[name], minimum=1, maximum=LIMITS[name])
     with _field("head_size"):  # None: d_model / num_heads
         c["head_size"] is None or check_int("head_size", c["head_size"], minimum=1, maximum=LIMITS["head_size"])
-    for name in ("gated_mlp", "tied_embeddings", "bias", "tf32", "flash_attention"):
+    for name in ("gated_mlp", "tied_embeddings", "bias", "tf32", "flash_attention", "dropout"):
         with _field(name):
             check_bool(name, c[name])
     _check_architecture(c)
@@ -196,7 +200,8 @@ def _model(c: Mapping[str, Any]) -> TransformerConfig:
     sizes = [c[name] for name in ARCHITECTURE[:7] if name != "num_kv_heads"]
     return TransformerConfig(*sizes, tied_embeddings=c["tied_embeddings"], bias=c["bias"],
                              num_kv_heads=c["num_kv_heads"], gated_mlp=c["gated_mlp"], norm=c["norm"],
-                             positions=c["positions"], head_size=c["head_size"])
+                             positions=c["positions"], head_size=c["head_size"],
+                             dropout=DROPOUT if c["dropout"] else 0.0)
 
 
 def matmul_dtype(config: Mapping[str, Any]) -> str:
@@ -248,6 +253,7 @@ def calculate(config: Mapping[str, Any]) -> dict[str, Any]:
         activations = segment_checkpoint_bytes(c["num_layers"], 1, full, layer)
     else:
         activations = c["num_layers"] * layer
+    activations += embedding_dropout_bytes(model, batch, seq)  # once, not per layer (0 without dropout)
     logits = logits_bytes(model, batch, seq)
     extra = transient_bytes(c, counts, recipe, logits)
     total = state.params + state.grads + state.optimizer_state + activations + logits + sum(extra.values())

@@ -79,7 +79,7 @@ function buildForm() {
       number("head_size", { required: false, placeholder: "d / H" }),
       select("norm", DATA.norms.map((k) => [k, T.norms[k]])),
       select("positions", DATA.positions.map((k) => [k, T.positionsList[k]])),
-      ...["gated_mlp", "tied_embeddings", "bias"].map(checkbox),
+      ...["gated_mlp", "tied_embeddings", "bias", "dropout"].map(checkbox),
     ]),
     fieldset(T.training, [number("seq_len"), number("micro_batch"), number("grad_accum"), number("tokens")]),
     fieldset(T.hardware, [select("gpu", cards), number("num_gpus"), number("mfu", { min: 0.01, max: 1, step: 0.01 }),

@@ -18,7 +18,8 @@
    "bias": true,
    "norm": "layernorm",
    "positions": "learned",
-   "head_size": null
+   "head_size": null,
+   "dropout": true
   },
   "gpt2-medium": {
    "name": "GPT-2 medium",
@@ -36,7 +37,8 @@
    "bias": true,
    "norm": "layernorm",
    "positions": "learned",
-   "head_size": null
+   "head_size": null,
+   "dropout": true
   },
   "gpt2-large": {
    "name": "GPT-2 large",
@@ -54,7 +56,8 @@
    "bias": true,
    "norm": "layernorm",
    "positions": "learned",
-   "head_size": null
+   "head_size": null,
+   "dropout": true
   },
   "gpt2-xl": {
    "name": "GPT-2 XL",
@@ -72,7 +75,8 @@
    "bias": true,
    "norm": "layernorm",
    "positions": "learned",
-   "head_size": null
+   "head_size": null,
+   "dropout": true
   },
   "llama2-7b": {
    "name": "Llama 2 7B",
@@ -90,7 +94,8 @@
    "bias": false,
    "norm": "rmsnorm",
    "positions": "rope",
-   "head_size": null
+   "head_size": null,
+   "dropout": false
   },
   "llama2-13b": {
    "name": "Llama 2 13B",
@@ -108,7 +113,8 @@
    "bias": false,
    "norm": "rmsnorm",
    "positions": "rope",
-   "head_size": null
+   "head_size": null,
+   "dropout": false
   },
   "llama2-70b": {
    "name": "Llama 2 70B",
@@ -126,7 +132,8 @@
    "bias": false,
    "norm": "rmsnorm",
    "positions": "rope",
-   "head_size": null
+   "head_size": null,
+   "dropout": false
   },
   "llama3-8b": {
    "name": "Llama 3 8B",
@@ -144,7 +151,8 @@
    "bias": false,
    "norm": "rmsnorm",
    "positions": "rope",
-   "head_size": null
+   "head_size": null,
+   "dropout": false
   },
   "gemma7b": {
    "name": "Gemma 7B",
@@ -162,7 +170,8 @@
    "bias": false,
    "norm": "rmsnorm",
    "positions": "rope",
-   "head_size": 256
+   "head_size": 256,
+   "dropout": false
   }
  },
  "accelerators": {
@@ -488,6 +497,7 @@
   "norm": "layernorm",
   "positions": "learned",
   "head_size": null,
+  "dropout": true,
   "seq_len": 1024,
   "micro_batch": 8,
   "grad_accum": 1,
@@ -656,7 +666,8 @@
   "stage": "zero",
   "recompute": "recomp",
   "flash_attention": "flash",
-  "head_size": "hs"
+  "head_size": "hs",
+  "dropout": "drop"
  },
  "limits": {
   "vocab_size": 16777216,

@@ -133,12 +133,24 @@ const F = {
     const values = 2n * normValues + d + mlp, stats = 2n * normStats;
     if (recompute === "selective") return [values + qkvKept + q, stats];
     if (flash) return [values + qkvKept + q, stats + H];
-    return [values + 3n * q + H * big(seq) + q, stats];
+    const dropped = c.dropout ? H * big(seq) : 0n;  // the dropped-out probabilities, beside the softmax output
+    return [values + 3n * q + H * big(seq) + dropped + q, stats];
+  },
+  // activations.dropout_mask_bytes_per_token: 1-byte masks after the attention projection and the MLP, and
+  // of the H·T probabilities under math attention without recomputation
+  dropout_mask_bytes_per_token(c, seq, recompute, flash) {
+    if (!c.dropout || recompute === "full") return 0n;
+    return 2n * big(c.d_model) + (recompute === "none" && !flash ? big(c.num_heads) * big(seq) : 0n);
+  },
+  // activations.embedding_dropout_bytes: the embedding dropout's mask, B·T·d, once
+  embedding_dropout_bytes(c, batch, seq) {
+    return c.dropout ? big(batch) * big(seq) * big(c.d_model) : 0n;
   },
   // activations.activation_bytes_per_layer (stat_bytes=4)
   activation_bytes_per_layer(c, batch, seq, recompute, flash, bytesPerValue) {
     const [values, stats] = F.saved_values_per_token(c, seq, recompute, flash);
-    return big(batch) * big(seq) * (values * big(bytesPerValue) + stats * 4n);
+    const masks = F.dropout_mask_bytes_per_token(c, seq, recompute, flash);
+    return big(batch) * big(seq) * (values * big(bytesPerValue) + stats * 4n + masks);
   },
   // activations.logits_bytes: fp32 B·T·V
   logits_bytes(c, batch, seq) {
@@ -249,10 +261,11 @@ function clusterTime(c, n, peak) {
 
 // ---- the configuration ------------------------------------------------------------------------------
 const ARCHITECTURE = ["vocab_size", "context_length", "num_layers", "d_model", "num_heads", "num_kv_heads",
-  "d_ff", "gated_mlp", "tied_embeddings", "bias", "norm", "positions", "head_size"];  // head_size null: d / H
+  "d_ff", "gated_mlp", "tied_embeddings", "bias", "norm", "positions", "head_size",  // head_size null: d / H
+  "dropout"];  // whether it trains with dropout masks (GPT-2, GPT-3)
 const INTS = ["vocab_size", "context_length", "num_layers", "d_model", "num_heads", "num_kv_heads", "d_ff",
   "seq_len", "micro_batch", "num_gpus", "grad_accum"];
-const BOOLS = ["gated_mlp", "tied_embeddings", "bias", "tf32", "flash_attention"];
+const BOOLS = ["gated_mlp", "tied_embeddings", "bias", "tf32", "flash_attention", "dropout"];
 
 class ConfigError extends Error {
   /** A bad input: ``field`` its key, ``code`` what is wrong (strings.js words it per language), ``params``. */
@@ -358,6 +371,7 @@ function calculate(config) {
     const full = F.activation_bytes_per_layer(c, batch, seq, "none", c.flash_attention, p.activation);
     activations = F.segment_checkpoint_bytes(c.num_layers, 1, full, layer);
   }
+  activations += F.embedding_dropout_bytes(c, batch, seq);  // once, not per layer
   const logits = F.logits_bytes(c, batch, seq);
   const extra = F.transient_bytes(c, counts, recipe, logits);
   const sum = params + grads + state + Number(activations) + Number(logits)

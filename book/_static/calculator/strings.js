@@ -8,7 +8,7 @@ const fmtInt = new Intl.NumberFormat("en-US");
 const T = ZH ? {
   model: "模型", preset: "预设模型", custom: "自定义", vocab_size: "词表大小 V", context_length: "最大上下文长度",
   num_layers: "层数 L", d_model: "模型宽度 d", num_heads: "注意力头数 H", num_kv_heads: "KV 头数（GQA）",
-  d_ff: "MLP 宽度 d_ff", head_size: "每个头的维度（留空则为 d / H）", gated_mlp: "门控 MLP（SwiGLU）", tied_embeddings: "输入输出嵌入共享",
+  d_ff: "MLP 宽度 d_ff", head_size: "每个头的维度（留空则为 d / H）", dropout: "dropout 掩码（GPT-2、GPT-3）", gated_mlp: "门控 MLP（SwiGLU）", tied_embeddings: "输入输出嵌入共享",
   bias: "偏置项", norm: "归一化", positions: "位置编码",
   norms: { layernorm: "LayerNorm", rmsnorm: "RMSNorm" }, positionsList: { learned: "可学习位置嵌入", rope: "RoPE（旋转位置编码）" },
   flash_attention: "Flash Attention（不保存 T×T 注意力矩阵）",
@@ -71,7 +71,7 @@ const T = ZH ? {
 } : {
   model: "Model", preset: "Preset", custom: "custom", vocab_size: "Vocabulary V", context_length: "Context length",
   num_layers: "Layers L", d_model: "Width d", num_heads: "Heads H", num_kv_heads: "KV heads (GQA)",
-  d_ff: "MLP width d_ff", head_size: "Head size (empty: d / H)", gated_mlp: "Gated MLP (SwiGLU)", tied_embeddings: "Tied embeddings", bias: "Biases",
+  d_ff: "MLP width d_ff", head_size: "Head size (empty: d / H)", dropout: "Dropout masks (GPT-2, GPT-3)", gated_mlp: "Gated MLP (SwiGLU)", tied_embeddings: "Tied embeddings", bias: "Biases",
   norm: "Norm", positions: "Positions",
   norms: { layernorm: "LayerNorm", rmsnorm: "RMSNorm" }, positionsList: { learned: "learned", rope: "rotary (RoPE)" },
   flash_attention: "Flash attention (no T×T scores saved)",
