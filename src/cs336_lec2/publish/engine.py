@@ -2,7 +2,7 @@
 
 papermill's own engine writes the whole output notebook twice per cell (as the cell starts and as it
 ends), to follow a long run from outside. A chapter of 100 cells and half a megabyte of figures is then
-serialised and validated 200 times: about a fifth of a chapter's time on a 2-core machine (issue 30).
+serialised and validated 200 times: about a quarter of a chapter's time on a 2-core machine (issue 30).
 ``execute`` asks papermill to write the notebook once, at the end or with the error, and runs it with
 :class:`RememberingEngine`, which keeps the notebook being run so that a timeout or a dead kernel (both
 raise before papermill writes anything) still leaves a partial copy that names the cell that failed.
@@ -30,6 +30,7 @@ class RememberingEngine(NBClientEngine):
 
     @classmethod
     def execute_managed_notebook(cls, nb_man: Any, kernel_name: str, **kwargs: Any) -> Any:
+        """papermill's, after keeping ``nb_man.nb`` (the notebook as it runs) in :attr:`notebook`."""
         cls.notebook = nb_man.nb
         return super().execute_managed_notebook(nb_man, kernel_name, **kwargs)
 
