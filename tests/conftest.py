@@ -6,6 +6,7 @@ starts in the background as soon as the tests are collected, and under pytest-xd
 two workers) the other workers wait for that build and share it. ``chromium`` is the one headless
 browser of a test run (per worker) and ``book_site`` serves the built book over http for it.
 ``tf32_state`` restores torch's float32 matmul switches after a test, on every supported torch.
+``small_book_repo(chapters)`` copies the book's sources with only some chapters into a temporary repo.
 """
 
 from __future__ import annotations
@@ -32,6 +33,26 @@ ROOT = Path(__file__).resolve().parent.parent
 @pytest.fixture(scope="session")
 def repo_root() -> Path:
     return ROOT
+
+
+@pytest.fixture
+def small_book_repo(tmp_path):
+    """``make(chapters)``: ``tmp_path/repo`` holding the config, ``book/`` and only these chapters (and their toc)."""
+
+    def make(chapters: list[str]) -> Path:
+        root = tmp_path / "repo"
+        root.mkdir()
+        shutil.copy2(ROOT / "_config.yml", root / "_config.yml")
+        shutil.copytree(ROOT / "book", root / "book")
+        (root / "notebooks").mkdir()
+        for name in chapters:
+            shutil.copy2(ROOT / "notebooks" / f"{name}.ipynb", root / "notebooks")
+        toc = "\n".join(line for line in (ROOT / "_toc.yml").read_text(encoding="utf-8").splitlines()
+                        if "file: notebooks/" not in line or any(name in line for name in chapters))
+        (root / "_toc.yml").write_text(toc + "\n", encoding="utf-8")
+        return root
+
+    return make
 
 
 BOOK_DIR = ROOT / "_build" / "test-book"

@@ -548,24 +548,15 @@ def test_the_chinese_search_index_holds_chinese_words(built_book):
 
 
 @pytest.mark.slow
-def test_a_book_built_from_a_run_says_so_on_every_chapter_page(tmp_path):
+def test_a_book_built_from_a_run_says_so_on_every_chapter_page(tmp_path, small_book_repo):
     """``cs336-lec2 book --from runs/<machine>`` (issue 24 item 8): the run's chapters carry its device
     and date, a chapter that failed there says so and shows the committed notebook."""
     import shutil
 
     from cs336_lec2.publish.book import build_book
 
-    root = tmp_path / "repo"
-    root.mkdir()
-    shutil.copy2(ROOT / "_config.yml", root / "_config.yml")
-    shutil.copytree(ROOT / "book", root / "book")
     chapters = ["01_napkin_math", "02_floats", "03_tensors"]
-    (root / "notebooks").mkdir()
-    for name in chapters:
-        shutil.copy2(ROOT / "notebooks" / f"{name}.ipynb", root / "notebooks")
-    toc = "\n".join(line for line in (ROOT / "_toc.yml").read_text(encoding="utf-8").splitlines()
-                    if "file: notebooks/" not in line or any(name in line for name in chapters))
-    (root / "_toc.yml").write_text(toc + "\n", encoding="utf-8")
+    root = small_book_repo(chapters)
     run = tmp_path / "runs" / "h100"
     run.mkdir(parents=True)
     for name in chapters[:2]:

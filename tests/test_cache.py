@@ -9,7 +9,6 @@ more cell changed (its page shows it; a page that did not change is not rewritte
 from __future__ import annotations
 
 import os
-import shutil
 import time
 from pathlib import Path
 from types import SimpleNamespace
@@ -133,20 +132,12 @@ def test_every_page_is_written_when_a_reread_page_changes_its_title_headings_or_
 
 
 @pytest.mark.slow
-def test_a_rebuild_shows_a_changed_cell_and_title_and_skips_sphinx_when_nothing_changed(tmp_path, monkeypatch):
+def test_a_rebuild_shows_a_changed_cell_and_title_and_skips_sphinx_when_nothing_changed(
+        tmp_path, monkeypatch, small_book_repo):
     from cs336_lec2.publish import book
 
-    root = tmp_path / "repo"
-    root.mkdir()
-    shutil.copy2(ROOT / "_config.yml", root / "_config.yml")
-    shutil.copytree(ROOT / "book", root / "book")
     chapters = ["01_napkin_math", "02_floats"]
-    (root / "notebooks").mkdir()
-    for name in chapters:
-        shutil.copy2(ROOT / "notebooks" / f"{name}.ipynb", root / "notebooks")
-    toc = "\n".join(line for line in (ROOT / "_toc.yml").read_text(encoding="utf-8").splitlines()
-                    if "file: notebooks/" not in line or any(name in line for name in chapters))
-    (root / "_toc.yml").write_text(toc + "\n", encoding="utf-8")
+    root = small_book_repo(chapters)
     build = tmp_path / "build"
     html = book.build_book(root, build_dir=build, languages=("en",), strict=True)
     page = html / "en" / "notebooks" / f"{chapters[1]}.html"
