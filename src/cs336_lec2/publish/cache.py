@@ -100,6 +100,11 @@ def clear_stamp(folder: Path) -> None:
     (folder / STAMP).unlink(missing_ok=True)
 
 
+def same_bytes(src: Path, dst: Path) -> bool:
+    """Whether ``dst`` is a file with ``src``'s bytes (sizes compared first: most changes show there)."""
+    return dst.is_file() and dst.stat().st_size == src.stat().st_size and dst.read_bytes() == src.read_bytes()
+
+
 def sync_tree(source: Path, target: Path, keep: Iterable[str] = (STAMP,)) -> int:
     """Make ``target`` hold exactly the files of ``source``; write only those whose bytes differ.
 
@@ -127,7 +132,7 @@ def sync_tree(source: Path, target: Path, keep: Iterable[str] = (STAMP,)) -> int
         src, dst = source / relative, target / relative
         if src.is_dir():
             dst.mkdir(parents=True, exist_ok=True)
-        elif not (dst.is_file() and dst.stat().st_size == src.stat().st_size and dst.read_bytes() == src.read_bytes()):
+        elif not same_bytes(src, dst):
             dst.parent.mkdir(parents=True, exist_ok=True)
             shutil.copyfile(src, dst)  # a new mtime: Sphinx sees the change
             changed += 1
@@ -144,8 +149,7 @@ def refresh_static(static: Path, html_static: Path) -> int:
     copied = 0
     for src in sorted(static.rglob("*")) if static.is_dir() else ():
         dst = html_static / src.relative_to(static)
-        if src.is_file() and not (dst.is_file() and dst.stat().st_size == src.stat().st_size
-                                  and dst.read_bytes() == src.read_bytes()):
+        if src.is_file() and not same_bytes(src, dst):
             dst.parent.mkdir(parents=True, exist_ok=True)
             shutil.copyfile(src, dst)
             copied += 1
