@@ -186,6 +186,7 @@ def test_small_models_are_latency_bound_on_many_gpus() -> None:
         (lambda: C.step_seconds("zero4", 10, 8), "stage"),
         (lambda: C.step_seconds("zero3", 10, 8, units=0), "units"),
         (lambda: C.step_seconds("zero3", 10, 8, units=2.5), "units"),
+        (lambda: C.step_seconds("dp", 10, 8, units=0), "units"),
         (lambda: C.hsdp_step_seconds(2**1100, 8), "num_params"),
         (lambda: C.breakeven_tokens(-1.0, 10, 1e15), "seconds"),
         (lambda: C.breakeven_tokens(1.0, 10, 1e15, flops_per_param=0), "flops_per_param"),

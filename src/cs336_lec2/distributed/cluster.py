@@ -202,7 +202,8 @@ def step_seconds(
     psi = check_int("num_params", num_params, minimum=0, max_bits=512)
     per_value = check_int("bytes_per_value", bytes_per_value, minimum=1, max_bits=64)
     reduce = per_value if reduce_bytes is None else check_int("reduce_bytes", reduce_bytes, minimum=1, max_bits=64)
-    calls = check_int("units", units, minimum=1, max_bits=31) if stage == "zero3" else 1
+    units = check_int("units", units, minimum=1, max_bits=31)  # checked for every stage: a bad one is an error
+    calls = units if stage == "zero3" else 1
 
     def call(collective: str, width: int) -> float:
         # float first, then divide: the page's JavaScript rounds the same way
