@@ -1,6 +1,12 @@
 """Helpers for the executable CS336 lecture 2 book: resource accounting in PyTorch.
 
-The top level holds what a reader of the chapters imports, one module a concern:
+**The reader namespace.** A chapter starts with ``from cs336_lec2 import *`` (the zh edition with
+``from cs336_lec2.zh import *``), as d2l's chapters start with ``from d2l import torch as d2l``: it gives
+the names in :data:`__all__`, the package's functions that the chapters call, each defined in the module
+of its concern. Names load lazily (PEP 562), so ``import cs336_lec2`` itself imports neither torch nor
+matplotlib, and a module that needs no torch (the accounting) imports without it.
+
+The modules, one concern each:
 
 - :mod:`~cs336_lec2.floats`, :mod:`~cs336_lec2.tensors`: number formats, storage and strides
 - :mod:`~cs336_lec2.flops`, :mod:`~cs336_lec2.timing`: counting FLOPs, timing them, MFU
@@ -8,21 +14,83 @@ The top level holds what a reader of the chapters imports, one module a concern:
 - :mod:`~cs336_lec2.models`, :mod:`~cs336_lec2.optim`, :mod:`~cs336_lec2.data`,
   :mod:`~cs336_lec2.training`: the lecture's models, optimizers, data loading and training loop
 - :mod:`~cs336_lec2.lm`: the Transformer of chapters 13-14, its architecture in one ``TransformerConfig``
-  (its small blocks, norms, RoPE tables and dropout, in :mod:`~cs336_lec2.layers`)
 - :mod:`~cs336_lec2.transformer`, :mod:`~cs336_lec2.activations`: accounting for it (parameters and
   FLOPs per token; activation memory by recomputation policy), every count read from the config
 - :mod:`~cs336_lec2.hardware` (a subpackage): dense datasheet peaks of accelerators, CPU estimates
 - :mod:`~cs336_lec2.distributed` (a subpackage): ZeRO / FSDP accounting, and the launcher and worker
   that run a real process group for chapter 14
-- :mod:`~cs336_lec2.device`, :mod:`~cs336_lec2.presets`, :mod:`~cs336_lec2.checks`: which device and
-  problem sizes a chapter uses; the argument checks every module shares
-- :mod:`~cs336_lec2.results`, :mod:`~cs336_lec2.source`: what a chapter calls to publish a measurement
-  and to show the package's own code
+- :mod:`~cs336_lec2.device`, :mod:`~cs336_lec2.presets`: which device and problem sizes a chapter uses
+- :mod:`~cs336_lec2.bilingual`, :mod:`~cs336_lec2.results`, :mod:`~cs336_lec2.source`: what a chapter
+  says (in one language or two), publishes, and shows of the package's own code
 
 :mod:`~cs336_lec2.publish` builds and re-executes the book (the ``cs336-lec2`` command). It imports
 from the modules above, never the other way round (``tests/test_project.py`` checks the direction).
-``presets``, ``results`` and ``source`` stay up here although the publisher uses them too, because
-every chapter imports them; the launcher sits in ``distributed`` because chapter 14 calls it.
 """
 
+from __future__ import annotations
+
+import importlib
+from typing import Any
+
 __version__ = "0.1.0"
+
+# The reader namespace: module -> the names a chapter uses from it. A name new to the chapters goes here,
+# under the module that defines it (tests/test_project.py checks that each one exists there).
+READER: dict[str, tuple[str, ...]] = {
+    "activations": ("activation_bytes_per_layer", "korthikanti_activation_bytes", "logits_bytes",
+                    "segment_checkpoint_bytes"),
+    "bilingual": ("say", "show_figures", "show_table", "tr"),
+    "data": ("get_batch", "open_tokens", "write_tokens"),
+    "device": ("autocast_dtype", "describe_device"),
+    "distributed": ("STAGES", "STRATEGIES", "expected_state_bytes", "fully_shard", "ring_bytes",
+                    "step_communication", "zero1_partition", "zero_memory"),
+    "distributed.launcher": ("launch", "pick_backend", "train_single_process"),
+    "floats": ("FORMATS", "FloatFormat", "decompose", "representable_values", "round_to_format",
+               "saturating_cast", "spacing", "to_binary_fraction"),
+    "flops": ("ImplausibleMFUError", "arithmetic_intensity", "count_flops", "flop_breakdown",
+              "linear_backward_flops", "linear_forward_flops", "matmul_flops", "mfu", "roofline",
+              "training_flops"),
+    "hardware": ("ACCELERATORS", "Peak", "UnknownHardwareError", "cpu_flags", "lookup", "peak_flops",
+                 "tf32_enabled"),
+    "memory": ("SavedTensorsRecorder", "gradient_bytes", "optimizer_state_bytes", "parameter_bytes",
+               "tensor_bytes", "training_memory"),
+    "models": ("CausalSelfAttention", "Cruncher", "Linear", "TransformerConfig", "TransformerLM",
+               "cruncher_num_parameters", "num_parameters"),
+    "optim": ("AdaGrad", "Adam", "AdamW", "Momentum", "RMSProp", "SGD", "TeachingOptimizer", "make_optimizer"),
+    "presets": ("start",),
+    "results": ("publish",),
+    "source": ("show_source",),
+    "tensors": ("contiguous_strides", "cuda_block_bytes", "describe_layout", "element_offset",
+                "element_offsets", "memory_bytes", "same_storage", "storage_bytes", "storage_view"),
+    "timing": ("benchmark", "copy_bandwidth"),
+    "training": ("load_checkpoint", "read_checkpoint", "regression_batch", "save_checkpoint", "set_seed",
+                 "train", "train_step"),
+    "transformer": ("PUBLISHED", "approx_parameters", "attention_flop_share", "attention_flops_per_token",
+                    "forward_flops_per_token", "kaplan_forward_flops_per_token", "llama_ffn_dim",
+                    "matmul_parameters", "parameter_count", "seq_len_for_attention_share",
+                    "training_flops_per_token"),
+}
+# Modules a chapter uses by name (``napkin.xxx``, ``cluster.xxx``), also in the reader namespace.
+READER_MODULES: dict[str, str] = {
+    "hardware": "hardware", "napkin": "napkin", "presets": "presets", "results": "results",
+    "cluster": "distributed.cluster", "nccl": "distributed.nccl", "worker": "distributed.worker",
+}
+_HOME = {name: module for module, names in READER.items() for name in names}
+
+__all__ = sorted({*_HOME, *READER_MODULES})
+
+
+def __getattr__(name: str) -> Any:
+    """Load a reader-namespace name (or submodule) on first use."""
+    if name in _HOME:
+        value = getattr(importlib.import_module(f"{__name__}.{_HOME[name]}"), name)
+    elif name in READER_MODULES:
+        value = importlib.import_module(f"{__name__}.{READER_MODULES[name]}")
+    else:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *__all__})

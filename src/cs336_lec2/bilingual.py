@@ -1,11 +1,20 @@
-"""What a chapter says in words, in both languages: printed explanations, tables and figures.
+"""What a chapter says in words: printed explanations, tables and figures, in one language or in two.
 
-Code is shared between the two editions; words are not. :func:`say` prints an explanation once per
-language, :func:`show_table` shows a table once per language and :func:`show_figures` draws a figure
-once per language. Each output carries its language in the output's metadata (``{"lang": "en"}`` or
-``{"lang": "zh"}``); the book's staging keeps only the edition's own (``publish/cells.py``), and a
-reader in Jupyter or Colab sees both, English first. Outside a notebook (a script, a test) both are
-printed to stdout.
+Each call has two forms (CONTRIBUTING.md, "One language per edition"):
+
+- the **two-language** form of the source notebooks, ``say(en=..., zh=...)``,
+  ``show_table(rows, en=[...], zh=[...])``, ``show_figures(draw, alt_en=..., alt_zh=...)`` with ``draw(w)``
+  taking every word from ``w(en, zh)``: it shows each output once per language, each tagged with its
+  language in the output's metadata (``{"lang": "en"}`` or ``{"lang": "zh"}``), so that the book's
+  staging keeps only the edition's own (``publish/cells.py``);
+- the **one-language** form that staging rewrites it into for an edition's notebooks
+  (``publish/one_language.py``): ``say(text)``, ``show_table(rows, header)``, ``show_figures(draw, alt=...)``
+  with ``draw()`` taking no words function. It shows each output once, untagged.
+
+:func:`set_language` (``from cs336_lec2.zh import *`` calls it) names the language a notebook reads in:
+the two-language form then shows only that language, a one-language figure gets a CJK font, and
+:func:`tr` picks the package's own messages in it. Outside a notebook (a script, a test) the
+two-language form prints both to stdout.
 
 Numbers, identifiers and libraries' messages stay as they are: only the words are translated.
 """
@@ -55,15 +64,53 @@ def _publish(data: dict[str, Any], metadata: dict[str, Any]) -> None:
     publish_display_data(data, metadata=metadata)
 
 
-def say(en: str, zh: str) -> None:
-    """Print one explanation in English and in Chinese, each output tagged with its language."""
-    texts = {"en": _text(en, "en"), "zh": _text(zh, "zh")}
-    if _shell() is None:
-        print(texts["en"])
-        print(texts["zh"])
+_language: str | None = None  # None: both languages (the two-language source notebooks)
+
+
+def set_language(lang: str | None) -> None:
+    """Read in one language from now on (``"en"`` or ``"zh"``), or in both (``None``)."""
+    global _language
+    if lang is not None and lang not in LANGUAGES:
+        raise ValueError(f"lang must be one of {LANGUAGES} or None, got {lang!r}")
+    _language = lang
+
+
+def language() -> str | None:
+    """The language set by :func:`set_language`: ``"en"``, ``"zh"``, or None for both."""
+    return _language
+
+
+def tr(en: str, zh: str) -> str:
+    """The package's own words in the language a notebook reads in (English where it reads in both)."""
+    return zh if _language == "zh" else en
+
+
+def _pair(text: object, pair: dict[str, object], name: str) -> dict[str, str] | None:
+    """The texts to show: ``{None: text}`` for the one-language form, else the two-language pair (only the
+    set language's half where one is set). Exactly one of the two forms must be given."""
+    given = {lang: value for lang, value in pair.items() if value is not None}
+    if text is not None and not given:
+        return None
+    if text is None and len(given) == len(LANGUAGES):
+        return {lang: value for lang, value in given.items() if _language in (None, lang)}  # type: ignore[misc]
+    raise TypeError(f"{name}: give either one text (one language) or both en= and zh= (two languages), "
+                    f"got {'a text and ' if text is not None else ''}{sorted(given) or 'nothing else'}")
+
+
+def say(text: str | None = None, /, *, en: str | None = None, zh: str | None = None) -> None:
+    """Print an explanation: ``say(text)`` once, or ``say(en=..., zh=...)`` once per language, each output
+    tagged with its language (only the :func:`set_language` one where one is set)."""
+    pair = _pair(text, {"en": en, "zh": zh}, "say")
+    if pair is None:
+        print(_text(text, "text"))
         return
-    for lang, text in texts.items():
-        _publish({"text/plain": text}, {LANG_KEY: lang})
+    texts = {lang: _text(value, lang) for lang, value in pair.items()}
+    if _shell() is None or len(texts) == 1:
+        for said in texts.values():
+            print(said)
+        return
+    for lang, said in texts.items():
+        _publish({"text/plain": said}, {LANG_KEY: lang})
 
 
 def words(lang: str, *, english_only: bool = False) -> Words:
@@ -105,53 +152,85 @@ def _table_html(header: Sequence[str], rows: Sequence[Sequence[str]]) -> str:
     return f'<table class="cs336-table"><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>'
 
 
-def show_table(rows: Sequence[Sequence[object]], *, en: Sequence[str], zh: Sequence[str]) -> None:
-    """Show a table (cells already formatted) under an English and a Chinese header.
+def show_table(rows: Sequence[Sequence[object]], header: Sequence[str] | None = None, /, *,
+               en: Sequence[str] | None = None, zh: Sequence[str] | None = None) -> None:
+    """Show a table (cells already formatted) under one ``header``, or under an English and a Chinese one.
 
-    In the book it is an HTML table, which wraps on a narrow screen instead of scrolling; its plain-text
-    form (what nbval compares) is the same table in aligned columns.
+    In the book it is an HTML table; its plain-text form (what nbval compares) is the same table in
+    aligned columns.
     """
-    headers = {"en": list(en), "zh": list(zh)}
-    if not headers["en"] or len(headers["en"]) != len(headers["zh"]):
-        raise ValueError(f"en and zh must name the same number of columns, got {len(en)} and {len(zh)}")
+    pair = _pair(header, {"en": en, "zh": zh}, "show_table")
+    headers = {None: list(header or [])} if pair is None else {k: list(v) for k, v in pair.items()}  # type: ignore[call-overload]
+    widths = {len(h) for h in headers.values()}
+    if len(widths) != 1 or 0 in widths:
+        raise ValueError(f"the headers must name the same, non-zero number of columns, got {sorted(widths)}")
+    ncols = widths.pop()
     cells = [[str(c) for c in row] for row in rows]
-    if any(len(row) != len(headers["en"]) for row in cells):
-        raise ValueError(f"every row must have {len(headers['en'])} cells")
+    if any(len(row) != ncols for row in cells):
+        raise ValueError(f"every row must have {ncols} cells")
     if _shell() is None:
-        for header in headers.values():
-            print(_table_text(header, cells))
+        for head in headers.values():
+            print(_table_text(head, cells))
         return
-    for lang, header in headers.items():
-        _publish({"text/plain": _table_text(header, cells), "text/html": _table_html(header, cells)},
-                 {LANG_KEY: lang})
+    for lang, head in headers.items():
+        data = {"text/plain": _table_text(head, cells), "text/html": _table_html(head, cells)}
+        _publish(data, {} if lang is None or len(headers) == 1 else {LANG_KEY: lang})
 
 
-def show_figures(draw: Callable[[Words], Any], *, alt_en: str, alt_zh: str, dpi: int = 110) -> None:
-    """Draw a figure once per language and show each, tagged with its language, as a PNG.
+def _draws_words(draw: Callable[..., Any]) -> bool:
+    """Whether ``draw`` takes the words function ``w`` (the two-language form) or nothing (one language)."""
+    import inspect
 
-    ``draw(w)`` builds and returns a matplotlib figure, taking every word from ``w(en, zh)``. The
-    Chinese figure uses a CJK font; where none is installed (Colab) it keeps English labels and says so in
-    the figure, so the outputs are the same with or without the font.
+    return bool(inspect.signature(draw).parameters)
+
+
+def show_figures(draw: Callable[..., Any], *, alt: str | None = None, alt_en: str | None = None,
+                 alt_zh: str | None = None, dpi: int = 110) -> None:
+    """Draw a figure and show it as a PNG: ``show_figures(draw, alt=...)`` once, or
+    ``show_figures(draw, alt_en=..., alt_zh=...)`` once per language, each tagged with its language.
+
+    ``draw()`` (one language) or ``draw(w)`` (two, every word taken from ``w(en, zh)``) builds and returns
+    a matplotlib figure. A Chinese figure uses a CJK font; where none is installed (Colab) it keeps English
+    labels and says so in the figure, so the outputs are the same with or without the font.
     The figure's plain-text form is its alt text, which the book also uses as the image's ``alt``.
     """
+    pair = _pair(alt, {"en": alt_en, "zh": alt_zh}, "show_figures")
+    alts: dict[str | None, str] = {None: _text(alt, "alt")} if pair is None else {
+        lang: _text(value, f"alt_{lang}") for lang, value in pair.items()}
+    for lang, text in alts.items():
+        _show_figure(draw, lang, text, dpi, tagged=len(alts) > 1)
+
+
+@cache
+def _note_no_cjk_font() -> None:
+    print("本机没有中文字体（例如 fonts-noto-cjk），图中的中文会显示为方框；"
+          "在 Colab 中可运行 !apt-get -qq install fonts-noto-cjk，再重启运行时。")
+
+
+def _show_figure(draw: Callable[..., Any], lang: str | None, alt: str, dpi: int, *, tagged: bool) -> None:
     import matplotlib.pyplot as plt
 
-    alts = {"en": _text(alt_en, "alt_en"), "zh": _text(alt_zh, "alt_zh")}
-    font = cjk_font()
-    for lang in LANGUAGES:
-        style: dict[str, Any] = {}
-        if lang == "zh" and font is not None:
-            style = {"font.sans-serif": [font, "DejaVu Sans"], "font.family": "sans-serif",
-                     "axes.unicode_minus": False}
-        with plt.rc_context(style):
-            fig = draw(words(lang, english_only=lang == "zh" and font is None))
-            if lang == "zh" and font is None:
-                fig.text(0.5, -0.02, NO_CJK_NOTE, ha="center", va="top", fontsize=9, color="0.35")
-            buffer = io.BytesIO()
-            fig.savefig(buffer, format="png", dpi=dpi, bbox_inches="tight")
-        plt.close(fig)
-        if _shell() is None:
-            print(f"[figure: {alts[lang]}]")
-            continue
-        png = base64.b64encode(buffer.getvalue()).decode("ascii")
-        _publish({"image/png": png, "text/plain": f"<{alts[lang]}>"}, {LANG_KEY: lang, ALT_KEY: alts[lang]})
+    reads = lang or _language or "en"
+    font = cjk_font() if reads == "zh" else None
+    style: dict[str, Any] = {}
+    if font is not None:
+        style = {"font.sans-serif": [font, "DejaVu Sans"], "font.family": "sans-serif",
+                 "axes.unicode_minus": False}
+    if reads == "zh" and font is None and not _draws_words(draw):
+        _note_no_cjk_font()
+    with plt.rc_context(style):
+        english_only = reads == "zh" and font is None
+        fig = draw(words(reads, english_only=english_only)) if _draws_words(draw) else draw()
+        if english_only and _draws_words(draw):
+            fig.text(0.5, -0.02, NO_CJK_NOTE, ha="center", va="top", fontsize=9, color="0.35")
+        buffer = io.BytesIO()
+        fig.savefig(buffer, format="png", dpi=dpi, bbox_inches="tight")
+    plt.close(fig)
+    if _shell() is None:
+        print(f"[figure: {alt}]")
+        return
+    png = base64.b64encode(buffer.getvalue()).decode("ascii")
+    metadata: dict[str, Any] = {ALT_KEY: alt}
+    if tagged and lang is not None:
+        metadata[LANG_KEY] = lang
+    _publish({"image/png": png, "text/plain": f"<{alt}>"}, metadata)

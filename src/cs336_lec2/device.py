@@ -102,20 +102,24 @@ def cpu_name() -> str:
     return platform.processor() or platform.machine() or "unknown CPU"
 
 
-def describe_device(device: str | torch.device) -> str:
-    """A one-line, human-readable description: the card's name and memory, or the CPU and its threads."""
+def describe_device(device: str | torch.device, lang: str = "en") -> str:
+    """A one-line, human-readable description: the card's name and memory, or the CPU and its threads,
+    in ``lang``'s words (``"en"`` or ``"zh"``; names and numbers stay as they are)."""
+    zh = lang == "zh"
     device = check_device("device", device, available=False)
     if device.type == "cuda":
         try:
             props = torch.cuda.get_device_properties(device)
         except (AssertionError, RuntimeError):  # torch asserts when there is no CUDA at all
             raise NoCudaError(f"device={str(device)!r}, but {no_cuda_reason()}") from None
-        return (
-            f"{props.name} (cuda:{device.index or 0}, {props.total_memory / 2**30:.1f} GiB, "
-            f"compute capability {props.major}.{props.minor}, CUDA {torch.version.cuda})"
-        )
+        where, gib, cc = f"cuda:{device.index or 0}", f"{props.total_memory / 2**30:.1f} GiB", f"{props.major}.{props.minor}"
+        if zh:
+            return f"{props.name}（{where}，{gib}，计算能力 {cc}，CUDA {torch.version.cuda}）"
+        return f"{props.name} ({where}, {gib}, compute capability {cc}, CUDA {torch.version.cuda})"
     if device.type == "cpu":
         threads = torch.get_num_threads()
+        if zh:
+            return f"{cpu_name()}（CPU，{threads} 个线程）"
         return f"{cpu_name()} (cpu, {threads} thread{'s' if threads != 1 else ''})"
     return str(device)
 

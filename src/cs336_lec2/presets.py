@@ -53,6 +53,25 @@ def pick(sizes: Mapping[str, T], preset: str) -> T:
     return sizes[preset]
 
 
+def start(device: str | torch.device, preset: str, seed: int, sizes: Mapping[str, T]) -> tuple[torch.device, str, T]:
+    """Start a chapter: its device, its preset's name and sizes (``sizes[preset]``), every generator seeded.
+
+    Prints one line naming the device and the preset (the reader's language; in both where the notebook
+    reads in both), so its cell is tagged ``nbval-ignore-output``.
+    """
+    from .bilingual import say
+    from .device import describe_device
+    from .training import set_seed
+
+    dev, name = resolve(device, preset)
+    chosen = pick(sizes, name)
+    set_seed(seed)
+    shown = describe(chosen) if isinstance(chosen, Mapping) else ""
+    say(en=f"device: {describe_device(dev)}; preset: {name}" + (f" ({shown})" if shown else ""),
+        zh=f"设备：{describe_device(dev, 'zh')}；预设：{name}" + (f"（{shown}）" if shown else ""))
+    return dev, name, chosen
+
+
 def describe(sizes: Mapping[str, Any]) -> str:
     """A one-line summary of a preset's sizes, e.g. ``B=64, D=128``."""
     if not isinstance(sizes, Mapping):
