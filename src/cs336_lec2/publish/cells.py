@@ -26,7 +26,7 @@ import nbformat
 from ..bilingual import ALT_KEY, LANG_KEY, LANGUAGES
 
 LANGUAGE_TAGS = {code: f"lang-{code}" for code in LANGUAGES}
-ANSWER_TAG, CHECKS_TAG, PLOT_TAG = "answer", "checks", "plot"
+ANSWER_TAG, CHECKS_TAG, PLOT_TAG, GPU_TAG, HELPER_TAG = "answer", "checks", "plot", "gpu", "helper"
 ANSWER_CLASS = "cs336-answer"  # the dropdown's class, which sphinx_ext looks for
 COMMENTS_KEY = "zh_comments"
 
@@ -34,6 +34,8 @@ COMMENTS_KEY = "zh_comments"
 FOLDS = {
     CHECKS_TAG: {"en": ("Checks", "Hide checks"), "zh": ("核对", "收起核对")},
     PLOT_TAG: {"en": ("Plotting code", "Hide plotting code"), "zh": ("绘图代码", "收起绘图代码")},
+    GPU_TAG: {"en": ("GPU-only code", "Hide GPU-only code"), "zh": ("仅在 GPU 上运行的代码", "收起 GPU 代码")},
+    HELPER_TAG: {"en": ("Helper code", "Hide helper code"), "zh": ("辅助代码", "收起辅助代码")},
 }
 ANSWER_TITLE = {"en": "Show answer", "zh": "显示答案"}
 # Sphinx settings: the theme's words for a folded cell and a dropdown, in the edition's language.
@@ -154,7 +156,7 @@ def edition_notebook(nb: nbformat.NotebookNode, lang: str) -> nbformat.NotebookN
             if len(alts) == 1:
                 options = cell.metadata.setdefault("mystnb", {}).setdefault("image", {})
                 options["alt"] = alts[0]
-            for fold in (CHECKS_TAG, PLOT_TAG):
+            for fold in FOLDS:
                 if fold in tags:
                     _fold(cell, fold, lang)
             comments = cell.metadata.get(COMMENTS_KEY)
