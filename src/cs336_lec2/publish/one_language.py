@@ -5,7 +5,9 @@ edition"); :func:`one_language` rewrites a cell's source into the edition's, lea
 
 - a call's keyword pair ``en=A, zh=B`` (the last arguments) becomes one positional argument, ``A`` or ``B``;
 - a keyword pair ``alt_en=A, alt_zh=B`` becomes ``alt=A`` or ``alt=B``;
-- inside a function ``def draw(w)``, each ``w(A, B)`` becomes ``A`` or ``B`` and the parameter ``w`` goes;
+- inside a function that takes the words function ``w`` (``def draw(w)``, ``def panel(ax, data, w)``), each
+  ``w(A, B)`` becomes ``A`` or ``B``; the parameter ``w`` goes, and so does ``w`` passed on to another such
+  function;
 - the zh edition imports the reader namespace from ``cs336_lec2.zh``, which sets the language to Chinese.
 
 The edits are made on the text at the positions Python's :mod:`ast` gives, from the last to the first, and
@@ -55,6 +57,17 @@ def _dedent(text: str, shift: int) -> str:
     return "\n".join([first, *moved])
 
 
+def _is_words_call(node: ast.AST) -> bool:
+    return (isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == WORDS
+            and len(node.args) == 2 and not node.keywords)
+
+
+def _takes_words(node: ast.FunctionDef) -> bool:
+    """Whether ``node``'s parameter ``w`` is the words function (not, say, a weight ``w``): the function
+    draws (its name starts with ``draw``) or calls ``w(en, zh)``."""
+    return node.name.startswith("draw") or any(_is_words_call(n) for n in ast.walk(node))
+
+
 class _Finder(ast.NodeVisitor):
     def __init__(self, source: str, lang: str) -> None:
         self.source, self.lang, self.edits = source, lang, []
@@ -75,29 +88,48 @@ class _Finder(ast.NodeVisitor):
     def fail(self, node: ast.AST, why: str) -> None:
         raise OneLanguageError(f"line {getattr(node, 'lineno', '?')}: {why}")
 
+    def remove_item(self, items: list[ast.AST], index: int) -> None:
+        """Cut ``items[index]`` (an argument or parameter) out of its comma-separated list."""
+        start, end = self.span(items[index])
+        if index + 1 < len(items):
+            end = self.span(items[index + 1])[0]  # "w, next" -> "next"
+        elif index > 0:
+            start = self.source.rfind(",", self.span(items[index - 1])[1], start)  # "prev, w" -> "prev"
+        self.edits.append(_Edit(start, end, ""))
+
     def visit_FunctionDef(self, node: ast.FunctionDef) -> None:
-        names = [a.arg for a in node.args.args]
-        if names == [WORDS] and not node.args.kwonlyargs and not node.args.vararg:
-            arg = node.args.args[0]
-            start, end = self.span(arg)
-            self.edits.append(_Edit(start, end, ""))
-            if arg.annotation is not None:
-                self.fail(node, f"annotate no type on {node.name}'s words parameter {WORDS!r}")
-            self.words_depth += 1
+        params = node.args.posonlyargs + node.args.args
+        names = [a.arg for a in params]
+        if WORDS not in names or not _takes_words(node):
             self.generic_visit(node)
-            self.words_depth -= 1
-        else:
-            self.generic_visit(node)
+            return
+        index = names.index(WORDS)
+        if params[index].annotation is not None or node.args.defaults:
+            self.fail(node, f"{node.name}'s words parameter {WORDS!r} takes no annotation and no defaults here")
+        self.remove_item(params, index)  # type: ignore[arg-type]
+        self.words_depth += 1
+        self.generic_visit(node)
+        self.words_depth -= 1
 
     def visit_Call(self, node: ast.Call) -> None:
-        if isinstance(node.func, ast.Name) and node.func.id == WORDS and len(node.args) == 2 and not node.keywords:
+        if _is_words_call(node):
             if not self.words_depth:
-                self.fail(node, f"{WORDS}(en, zh) is allowed only inside a def draw({WORDS}) function")
+                self.fail(node, f"{WORDS}(en, zh) is allowed only inside a function that takes {WORDS}")
             chosen = node.args[LANGUAGES.index(self.lang)]
             start, end = self.span(node)
             c_start, c_end = self.span(chosen)
             self.edits.append(_Edit(start, end, self.source[c_start:c_end], self.col(c_start) - self.col(start)))
             self.visit(chosen)
+            return
+        passed = [i for i, a in enumerate(node.args) if isinstance(a, ast.Name) and a.id == WORDS]
+        if passed and self.words_depth:  # a drawing helper handed the words function: it takes none now
+            if node.keywords or len(passed) > 1:
+                self.fail(node, f"pass {WORDS} once, as a positional argument, with no keywords after it")
+            self.remove_item(node.args, passed[0])  # type: ignore[arg-type]
+            for i, arg in enumerate(node.args):
+                if i != passed[0]:
+                    self.visit(arg)
+            self.visit(node.func)
             return
         self.pair(node, "en", "zh", None)
         self.pair(node, "alt_en", "alt_zh", "alt")
