@@ -39,9 +39,9 @@ from .cache import (
     wait_build,
 )
 from .cells import PROMPTS, edition_notebook
-from .one_language import OneLanguageError
 from .execute import RECORD_NAME
 from .guard import BUILD_MARKER, check_owned, fresh_folder
+from .one_language import OneLanguageError
 from .pages import add_run_note, colab_repository, load_run_record, run_note, unreadable, write_colab_copies
 from .records import load_record
 from .results_page import fill_results_page
