@@ -325,3 +325,21 @@ def test_hooks_are_removed_after_the_block() -> None:
     x = torch.randn(2, requires_grad=True)
     _ = x.exp()
     assert rec.saved == []
+
+
+# --- naming what autograd saved, the mixed-precision state, the CUDA peak -----------------------
+
+
+def test_naming_tensors_names_every_saved_storage_and_removes_its_hooks() -> None:
+    torch.manual_seed(0)
+    model = Cruncher(dim=4, num_layers=2)
+    x, y = torch.randn(2, 4), torch.tensor([4.0, 5.0])
+    with SavedTensorsRecorder(exclude=model.parameters()) as rec, memory.naming_tensors(model, x=x, y=y) as names:
+        F.mse_loss(model(x), y)
+    saved = [names[r.storage_ptr] for r in rec.saved]
+    # the matmuls save their inputs (and the weights whose input needs a gradient); the loss its two inputs
+    assert saved == ["x", "layers.1.weight", "layers.0(...)", "final.weight", "layers.1(...)", "model(...)", "y"]
+    assert not any(m._forward_hooks for m in model.modules())  # hooks removed with the block
+    with pytest.raises(TypeError, match="model"), memory.naming_tensors("model"):  # type: ignore[arg-type]
+        pass
+

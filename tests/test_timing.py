@@ -119,3 +119,19 @@ def test_matmul_roof_rejects(kwargs, error, match):
 
     with pytest.raises(error, match=match):
         matmul_flops_per_sec(device="cpu", **kwargs)
+
+
+def test_host_to_device_copy_needs_cuda() -> None:
+    from cs336_lec2.timing import host_to_device_copy
+
+    with pytest.raises(ValueError, match="CUDA"):
+        host_to_device_copy(2**20, "cpu")
+
+
+@pytest.mark.skipif(not torch.cuda.is_available(), reason="pinned memory and host-to-device copies need CUDA")
+def test_host_to_device_copy_pinned_returns_before_it_completes() -> None:
+    from cs336_lec2.timing import host_to_device_copy
+
+    got = host_to_device_copy(2**26, "cuda")
+    assert got.nbytes == 2**26 and got.pageable_s > 0 and got.pinned_s > 0
+    assert got.issue_s < got.pinned_s  # non_blocking from pinned memory: the CPU is back at once

@@ -11,6 +11,7 @@ The modules, one concern each:
 - :mod:`~cs336_lec2.floats`, :mod:`~cs336_lec2.tensors`: number formats, storage and strides
 - :mod:`~cs336_lec2.flops`, :mod:`~cs336_lec2.timing`: counting FLOPs, timing them, MFU
 - :mod:`~cs336_lec2.napkin`, :mod:`~cs336_lec2.memory`: back-of-the-envelope and measured memory
+  (:mod:`~cs336_lec2.step_memory`: over one real step)
 - :mod:`~cs336_lec2.models`, :mod:`~cs336_lec2.optim`, :mod:`~cs336_lec2.data`,
   :mod:`~cs336_lec2.training`: the lecture's models, optimizers, data loading and training loop
 - :mod:`~cs336_lec2.lm`: the Transformer of chapters 13-14, its architecture in one ``TransformerConfig``
@@ -40,7 +41,7 @@ READER: dict[str, tuple[str, ...]] = {
     "activations": ("activation_bytes_per_layer", "korthikanti_activation_bytes", "logits_bytes",
                     "segment_checkpoint_bytes"),
     "bilingual": ("say", "show_figures", "show_table", "tr"),
-    "data": ("get_batch", "open_tokens", "write_tokens"),
+    "data": ("get_batch", "open_tokens", "resident_bytes", "write_tokens"),
     "device": ("autocast_dtype", "describe_device"),
     "distributed": ("STAGES", "STRATEGIES", "expected_state_bytes", "fully_shard", "ring_bytes",
                     "step_communication", "zero1_partition", "zero_memory"),
@@ -53,17 +54,19 @@ READER: dict[str, tuple[str, ...]] = {
               "training_flops"),
     "hardware": ("ACCELERATORS", "Peak", "UnknownHardwareError", "cpu_flags", "lookup", "peak_flops",
                  "tf32_enabled"),
-    "memory": ("SavedTensorsRecorder", "gradient_bytes", "optimizer_state_bytes", "parameter_bytes",
-               "tensor_bytes", "training_memory"),
+    "memory": ("PRECISIONS", "SavedTensorsRecorder", "gradient_bytes", "naming_tensors", "optimizer_state_bytes",
+               "parameter_bytes", "tensor_bytes", "training_memory"),
     "models": ("CausalSelfAttention", "Cruncher", "Linear", "TransformerConfig", "TransformerLM",
                "cruncher_num_parameters", "num_parameters"),
-    "optim": ("AdaGrad", "Adam", "AdamW", "Momentum", "RMSProp", "SGD", "TeachingOptimizer", "make_optimizer"),
+    "optim": ("AdaGrad", "Adam", "AdamW", "Momentum", "RMSProp", "SGD", "TeachingOptimizer", "fused_adamw_supported",
+              "make_optimizer"),
     "presets": ("start",),
     "results": ("publish",),
     "source": ("show_source",),
+    "step_memory": ("cuda_peak_step", "state_after_adamw_step"),
     "tensors": ("contiguous_strides", "cuda_block_bytes", "describe_layout", "element_offset",
                 "element_offsets", "memory_bytes", "new_tensors", "same_storage", "storage_bytes", "storage_view"),
-    "timing": ("benchmark", "copy_bandwidth"),
+    "timing": ("benchmark", "copy_bandwidth", "host_to_device_copy"),
     "training": ("load_checkpoint", "read_checkpoint", "regression_batch", "save_checkpoint", "set_seed",
                  "train", "train_step"),
     "transformer": ("PUBLISHED", "approx_parameters", "attention_flop_share", "attention_flops_per_token",

@@ -10,7 +10,8 @@ that is the memory a tensor and all its views really occupy.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from types import TracebackType
 from typing import Any
@@ -269,3 +270,32 @@ def saved_activation_bytes(
     with SavedTensorsRecorder(exclude=exclude) as recorder:
         fn(*args, **kwargs)
     return recorder.bytes
+
+
+@contextmanager
+def naming_tensors(model: nn.Module, **tensors: torch.Tensor) -> Iterator[dict[int, str]]:
+    """Name the storages one forward pass of ``model`` touches, to read a :class:`SavedTensorsRecorder` by.
+
+    Yields a dict from a storage's address (:attr:`SavedTensor.storage_ptr`) to a name: each of
+    ``tensors`` by its keyword (``x=x``), each parameter by its qualified name (``layers.1.weight``)
+    and, for forward passes inside the block, each submodule's output as ``layers.0(...)`` and the
+    whole model's as ``model(...)`` (a view shares its base's storage, so it gets the outer name).
+    The forward hooks are removed when the block ends. Addresses are matched, never shown.
+    """
+    _check_module(model)
+    names = {_check_tensor("tensors", t).untyped_storage().data_ptr(): name for name, t in tensors.items()}
+    names.update({p.untyped_storage().data_ptr(): name for name, p in model.named_parameters()})
+
+    def naming(label: str) -> Callable[..., None]:
+        def hook(module: nn.Module, inputs: Any, output: Any) -> None:
+            if isinstance(output, torch.Tensor):
+                names[output.untyped_storage().data_ptr()] = label
+        return hook
+
+    handles = [m.register_forward_hook(naming(f"{name or 'model'}(...)")) for name, m in model.named_modules()]
+    try:
+        yield names
+    finally:
+        for handle in handles:
+            handle.remove()
+
