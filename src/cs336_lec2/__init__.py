@@ -39,7 +39,7 @@ __version__ = "0.1.0"
 # under the module that defines it (tests/test_project.py checks that each one exists there).
 READER: dict[str, tuple[str, ...]] = {
     "activations": ("activation_bytes_per_layer", "korthikanti_activation_bytes", "logits_bytes",
-                    "segment_checkpoint_bytes"),
+                    "segment_checkpoint_bytes", "STEP_POLICIES", "training_step_bytes"),
     "bilingual": ("say", "show_figures", "show_table", "tr"),
     "data": ("get_batch", "open_tokens", "resident_bytes", "write_tokens"),
     "device": ("autocast_dtype", "describe_device"),
