@@ -35,10 +35,11 @@ def visible_lines(nb: dict) -> int:
 
 
 def setup_lines(nb: dict) -> int:
-    """Visible lines of the parameters cell and the cell after it (the setup a reader sees)."""
-    cells = dict(visible_cells(nb))
+    """Visible lines of the parameters cell and the next visible code cell (the setup a reader sees)."""
+    cells = visible_cells(nb)
     params = next(i for i, c in enumerate(nb["cells"]) if "parameters" in c.get("metadata", {}).get("tags", []))
-    return cells.get(params, 0) + cells.get(params + 1, 0)
+    after = [n for i, n in cells if i >= params]
+    return sum(after[:2])
 
 
 def main(args: list[str]) -> int:
