@@ -140,6 +140,18 @@ def tensor_bytes(tensors: Iterable[torch.Tensor]) -> int:
     return sum(seen.values())
 
 
+def tensors_in(tree: object) -> list[torch.Tensor]:
+    """Every tensor inside nested dicts, lists and tuples (a ``state_dict``, a checkpoint, a part of one).
+
+    Anything that is not a tensor or a container (a step count, a name, None) contributes nothing, so
+    ``tensor_bytes(tensors_in(read_checkpoint(path)["optimizer"]))`` is the optimizer state's bytes.
+    """
+    if isinstance(tree, torch.Tensor):
+        return [tree]
+    items = tree.values() if isinstance(tree, dict) else tree if isinstance(tree, (list, tuple)) else ()
+    return [t for item in items for t in tensors_in(item)]
+
+
 def _check_module(model: object) -> nn.Module:
     if not isinstance(model, nn.Module):
         raise TypeError(f"model must be a torch.nn.Module, got {type(model).__name__}")
