@@ -11,6 +11,7 @@ The modules, one concern each:
 - :mod:`~cs336_lec2.floats`, :mod:`~cs336_lec2.tensors`: number formats, storage and strides
 - :mod:`~cs336_lec2.flops`, :mod:`~cs336_lec2.timing`: counting FLOPs, timing them, MFU
 - :mod:`~cs336_lec2.napkin`, :mod:`~cs336_lec2.memory`: back-of-the-envelope and measured memory
+- :mod:`~cs336_lec2.mixed_precision`: what autocast does per op and what it casts; fp8 with a scale
 - :mod:`~cs336_lec2.models`, :mod:`~cs336_lec2.optim`, :mod:`~cs336_lec2.data`,
   :mod:`~cs336_lec2.training`: the lecture's models, optimizers, data loading and training loop
 - :mod:`~cs336_lec2.lm`: the Transformer of chapters 13-14, its architecture in one ``TransformerConfig``
@@ -54,6 +55,8 @@ READER: dict[str, tuple[str, ...]] = {
                  "tf32_enabled"),
     "memory": ("SavedTensorsRecorder", "gradient_bytes", "optimizer_state_bytes", "parameter_bytes",
                "tensor_bytes", "tensors_in", "training_memory"),
+    "mixed_precision": ("CountCasts", "autocast_dtypes", "fp8_roundtrip", "matmul_precision", "typical_error",
+                        "unchanged_fraction"),
     "models": ("CausalSelfAttention", "Cruncher", "Linear", "TransformerConfig", "TransformerLM",
                "cruncher_num_parameters", "end_to_end", "num_parameters"),
     "optim": ("AdaGrad", "Adam", "AdamW", "Momentum", "RMSProp", "SGD", "TeachingOptimizer", "make_optimizer"),
