@@ -5,7 +5,8 @@
 numbers beside it: :func:`parameter_bytes`, :func:`gradient_bytes`, :func:`optimizer_state_bytes`
 and :class:`SavedTensorsRecorder` / :func:`saved_activation_bytes`, which record what autograd keeps
 for the backward pass. Every measurement counts each storage once (:func:`tensor_bytes`), because
-that is the memory a tensor and all its views really occupy.
+that is the memory a tensor and all its views really occupy; :func:`tensors_in` collects the tensors of
+nested containers (a state_dict, a checkpoint) for it.
 """
 
 from __future__ import annotations
