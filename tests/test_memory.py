@@ -343,3 +343,22 @@ def test_naming_tensors_names_every_saved_storage_and_removes_its_hooks() -> Non
     with pytest.raises(TypeError, match="model"), memory.naming_tensors("model"):  # type: ignore[arg-type]
         pass
 
+
+def test_tensors_in_finds_every_tensor_in_nested_containers() -> None:
+    a, b, c = torch.zeros(3), torch.zeros(2, dtype=torch.float64), torch.zeros(5, dtype=torch.int8)
+    found = memory.tensors_in({"a": a, "b": [b, (c,)], "step": 7, "name": "x", "none": None})
+    assert [t is x for t, x in zip(found, (a, b, c), strict=True)] == [True, True, True]
+    assert memory.tensors_in(a) == [a]
+    assert memory.tensors_in({"step": 1, "lr": 0.1}) == [] and memory.tensors_in(5) == []
+
+
+def test_tensors_in_gives_the_bytes_of_an_adamw_state_dict() -> None:
+    from cs336_lec2.optim import AdamW
+
+    model = Cruncher(8, 1)
+    opt = AdamW(model.parameters(), lr=0.1)
+    model(torch.randn(2, 8)).sum().backward()
+    opt.step()
+    n = sum(p.numel() for p in model.parameters())
+    assert tensor_bytes(memory.tensors_in(model.state_dict())) == 4 * n
+    assert tensor_bytes(memory.tensors_in(opt.state_dict())) == 8 * n  # two moments

@@ -12,6 +12,7 @@ The modules, one concern each:
 - :mod:`~cs336_lec2.flops`, :mod:`~cs336_lec2.timing`: counting FLOPs, timing them, MFU
 - :mod:`~cs336_lec2.napkin`, :mod:`~cs336_lec2.memory`: back-of-the-envelope and measured memory
   (:mod:`~cs336_lec2.step_memory`: over one real step)
+- :mod:`~cs336_lec2.mixed_precision`: what autocast does per op and what it casts; fp8 with a scale
 - :mod:`~cs336_lec2.models`, :mod:`~cs336_lec2.optim`, :mod:`~cs336_lec2.data`,
   :mod:`~cs336_lec2.training`: the lecture's models, optimizers, data loading and training loop
 - :mod:`~cs336_lec2.lm`: the Transformer of chapters 13-14, its architecture in one ``TransformerConfig``
@@ -55,9 +56,11 @@ READER: dict[str, tuple[str, ...]] = {
     "hardware": ("ACCELERATORS", "Peak", "UnknownHardwareError", "cpu_flags", "lookup", "peak_flops",
                  "tf32_enabled"),
     "memory": ("PRECISIONS", "SavedTensorsRecorder", "gradient_bytes", "naming_tensors", "optimizer_state_bytes",
-               "parameter_bytes", "tensor_bytes", "training_memory"),
+               "parameter_bytes", "tensor_bytes", "tensors_in", "training_memory"),
+    "mixed_precision": ("CountCasts", "autocast_dtypes", "fp8_roundtrip", "matmul_precision", "typical_error",
+                        "unchanged_fraction"),
     "models": ("CausalSelfAttention", "Cruncher", "Linear", "TransformerConfig", "TransformerLM",
-               "cruncher_num_parameters", "num_parameters"),
+               "cruncher_num_parameters", "end_to_end", "num_parameters"),
     "optim": ("AdaGrad", "Adam", "AdamW", "Momentum", "RMSProp", "SGD", "TeachingOptimizer", "fused_adamw_supported",
               "make_optimizer"),
     "presets": ("start",),

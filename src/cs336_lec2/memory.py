@@ -5,7 +5,8 @@
 numbers beside it: :func:`parameter_bytes`, :func:`gradient_bytes`, :func:`optimizer_state_bytes`
 and :class:`SavedTensorsRecorder` / :func:`saved_activation_bytes`, which record what autograd keeps
 for the backward pass. Every measurement counts each storage once (:func:`tensor_bytes`), because
-that is the memory a tensor and all its views really occupy.
+that is the memory a tensor and all its views really occupy; :func:`tensors_in` collects the tensors of
+nested containers (a state_dict, a checkpoint) for it.
 """
 
 from __future__ import annotations
@@ -139,6 +140,18 @@ def tensor_bytes(tensors: Iterable[torch.Tensor]) -> int:
         key = _storage_key(_check_tensor("tensors", t))
         seen[key] = key[2]
     return sum(seen.values())
+
+
+def tensors_in(tree: object) -> list[torch.Tensor]:
+    """Every tensor inside nested dicts, lists and tuples (a ``state_dict``, a checkpoint, a part of one).
+
+    Anything that is not a tensor or a container (a step count, a name, None) contributes nothing, so
+    ``tensor_bytes(tensors_in(read_checkpoint(path)["optimizer"]))`` is the optimizer state's bytes.
+    """
+    if isinstance(tree, torch.Tensor):
+        return [tree]
+    items = tree.values() if isinstance(tree, dict) else tree if isinstance(tree, (list, tuple)) else ()
+    return [t for item in items for t in tensors_in(item)]
 
 
 def _check_module(model: object) -> nn.Module:
