@@ -138,3 +138,16 @@ def mfu(flops: float, seconds: float, peak: float | Peak, *, strict: bool = True
             "factory-overclocked GeForce card) passes its peak by a few per cent."
         )
     return ratio
+
+
+def measured_mfu(flops: float, seconds: float, peak: Peak | None) -> float | None:
+    """The MFU of a measurement, or None where there is no peak (a GPU the table does not know).
+
+    Against a datasheet peak an MFU above 1 raises :class:`ImplausibleMFUError`, as in :func:`mfu`. Against
+    an ESTIMATED peak it is returned as it is: above 1, it says the estimate is too low for this machine.
+    """
+    if peak is None:
+        return None
+    if not isinstance(peak, Peak):
+        raise TypeError(f"peak must be a Peak (from peak_flops or peak_or_none) or None, got {type(peak).__name__}")
+    return mfu(flops, seconds, peak, strict=False)
