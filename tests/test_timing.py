@@ -8,7 +8,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 from torch.utils.benchmark import Timer
 
-from cs336_lec2.timing import Timing, benchmark, copy_bandwidth
+from cs336_lec2.timing import Timing, benchmark, copy_bandwidth, read_bandwidth
 
 
 @given(st.lists(st.floats(0, 10, allow_nan=False), min_size=1, max_size=20))
@@ -95,6 +95,19 @@ def test_copy_bandwidth_is_plausible():
 def test_copy_bandwidth_rejects_bad_sizes(nbytes, error):
     with pytest.raises(error, match="nbytes"):
         copy_bandwidth("cpu", nbytes=nbytes)
+
+
+def test_read_bandwidth_is_plausible_and_a_cached_buffer_reads_faster():
+    big = read_bandwidth("cpu", nbytes=2**27, repeats=3)
+    assert 1e8 < big < 2e12  # a slow shared VM to a big server's memory system
+    # 1 MiB stays in a cache between the warm sums; 128 MiB outgrows the caches of the CPUs here
+    assert read_bandwidth("cpu", nbytes=2**20, repeats=20) > big
+
+
+@pytest.mark.parametrize(("nbytes", "error"), [(0, ValueError), (2, ValueError), (1.5, TypeError)])
+def test_read_bandwidth_rejects_bad_sizes(nbytes, error):
+    with pytest.raises(error, match="nbytes"):
+        read_bandwidth("cpu", nbytes=nbytes)
 
 
 def test_matmul_roof_is_measured_below_the_estimated_peak_and_leaves_state_alone():

@@ -62,7 +62,7 @@ READER: dict[str, tuple[str, ...]] = {
     "source": ("show_source",),
     "tensors": ("contiguous_strides", "cuda_block_bytes", "describe_layout", "element_offset",
                 "element_offsets", "memory_bytes", "same_storage", "storage_bytes", "storage_view"),
-    "timing": ("benchmark", "copy_bandwidth"),
+    "timing": ("benchmark", "copy_bandwidth", "read_bandwidth"),
     "training": ("load_checkpoint", "read_checkpoint", "regression_batch", "save_checkpoint", "set_seed",
                  "train", "train_step"),
     "transformer": ("PUBLISHED", "approx_parameters", "attention_flop_share", "attention_flops_per_token",
