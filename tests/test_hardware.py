@@ -176,6 +176,7 @@ def test_tf32_switch_changes_the_fp32_peak_on_cuda(fake_cuda):
     assert tf32_enabled()
     peak = peak_flops(torch.float32)
     assert (peak.dtype, peak.flops) == ("tf32", pytest.approx(494.7 * T))
+    set_tf32(False)
     assert not tf32_enabled()
     assert peak_flops(torch.float32).dtype == "fp32"
     assert peak_flops(torch.float32).flops == pytest.approx(67 * T)
