@@ -17,6 +17,7 @@ from cs336_lec2.flops import (
     linear_backward_flops,
     linear_forward_flops,
     matmul_flops,
+    measured_mfu,
     mfu,
     roofline,
     training_flops,
@@ -227,3 +228,19 @@ def test_einsum_flops_refuses_what_it_cannot_price(pattern, shapes, why):
     a, b = (torch.zeros(s) for s in shapes)
     with pytest.raises(ValueError, match=why):
         einsum_flops(pattern, a, b)
+
+
+def test_measured_mfu_is_none_without_a_peak_and_the_ratio_otherwise():
+    assert measured_mfu(1e12, 1.0, None) is None
+    datasheet = Peak(4e12, "bf16", "NVIDIA H100 SXM", "datasheet", False)
+    assert measured_mfu(1e12, 1.0, datasheet) == pytest.approx(0.25)
+    # above 1 against an estimate: returned, so a chapter can say the estimate is too low
+    estimate = Peak(1e11, "bf16", "Apple M2", "estimate", True)
+    assert measured_mfu(1.5e11, 1.0, estimate) == pytest.approx(1.5)
+    with pytest.raises(ImplausibleMFUError, match="wrong dtype"):
+        measured_mfu(8e12, 1.0, datasheet)  # above 1 against a datasheet peak: a mistake, refused
+
+
+def test_measured_mfu_wants_a_peak_object():
+    with pytest.raises(TypeError, match="peak must be a Peak"):
+        measured_mfu(1e12, 1.0, 2e12)  # type: ignore[arg-type]

@@ -8,7 +8,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 from torch.utils.benchmark import Timer
 
-from cs336_lec2.timing import Timing, benchmark, copy_bandwidth
+from cs336_lec2.timing import Timing, benchmark, copy_bandwidth, read_bandwidth
 
 
 @given(st.lists(st.floats(0, 10, allow_nan=False), min_size=1, max_size=20))
@@ -95,6 +95,27 @@ def test_copy_bandwidth_is_plausible():
 def test_copy_bandwidth_rejects_bad_sizes(nbytes, error):
     with pytest.raises(error, match="nbytes"):
         copy_bandwidth("cpu", nbytes=nbytes)
+
+
+def test_read_bandwidth_is_bytes_read_over_the_fastest_sum(monkeypatch):
+    import cs336_lec2.timing as timing
+
+    assert 1e6 < read_bandwidth("cpu", nbytes=2**24, repeats=3) < 2e12  # a busy shared VM to a big server
+    seen = {}
+
+    def fake(fn, *, warmup, repeats, device):
+        seen["summed"] = fn().item()  # the sum of the buffer of ones: its element count
+        return Timing((0.5, 0.25, 2.0))
+
+    monkeypatch.setattr(timing, "benchmark", fake)
+    assert read_bandwidth("cpu", nbytes=4096) == 4096 / 0.25  # bytes over the FASTEST repeat
+    assert seen["summed"] == 1024  # 4096 bytes of fp32, each read once
+
+
+@pytest.mark.parametrize(("nbytes", "error"), [(0, ValueError), (2, ValueError), (1.5, TypeError)])
+def test_read_bandwidth_rejects_bad_sizes(nbytes, error):
+    with pytest.raises(error, match="nbytes"):
+        read_bandwidth("cpu", nbytes=nbytes)
 
 
 def test_matmul_roof_is_measured_below_the_estimated_peak_and_leaves_state_alone():

@@ -204,3 +204,16 @@ def einsum_flops(pattern: str, a: torch.Tensor, b: torch.Tensor) -> int:
     if summed - (first & second):
         raise ValueError(f"{pattern!r} sums a name within one operand, first")
     return 2 * math.prod(sizes.values())
+
+
+def measured_mfu(flops: float, seconds: float, peak: Peak | None) -> float | None:
+    """The MFU of a measurement, or None where there is no peak (a GPU the table does not know).
+
+    Against a datasheet peak an MFU above 1 raises :class:`ImplausibleMFUError`, as in :func:`mfu`. Against
+    an ESTIMATED peak it is returned as it is: above 1, it says the estimate is too low for this machine.
+    """
+    if peak is None:
+        return None
+    if not isinstance(peak, Peak):
+        raise TypeError(f"peak must be a Peak (from peak_flops or peak_or_none) or None, got {type(peak).__name__}")
+    return mfu(flops, seconds, peak, strict=False)

@@ -130,6 +130,31 @@ def copy_bandwidth(
     return 2 * nbytes / timing.min
 
 
+def read_bandwidth(
+    device: str | torch.device | None = None,
+    nbytes: int | None = None,
+    *,
+    warmup: int = 2,
+    repeats: int = 10,
+) -> float:
+    """Measured READ bandwidth in bytes/s: the fastest warm ``sum`` over an ``nbytes`` fp32 buffer.
+
+    A sum reads every byte once and writes nothing, so it measures what a kernel that mostly reads (a
+    matmul re-reading its weight ``W``) gets from memory, without the write-allocate reads a CPU copy
+    adds (:func:`copy_bandwidth` counts 2 bytes per byte copied where a cache moves 3). A buffer that
+    fits a cache measures the cache. ``nbytes`` defaults to 256 MiB on CUDA, 64 MiB on the CPU.
+    """
+    dev = device_arg("device", device)
+    if nbytes is None:
+        nbytes = 2**28 if dev.type == "cuda" else 2**26
+    nbytes = check_int("nbytes", nbytes, minimum=4, maximum=MAX_COPY_BYTES)
+    buf = torch.ones(nbytes // 4, device=dev)
+    timing = benchmark(buf.sum, warmup=warmup, repeats=repeats, device=dev)
+    if timing.min <= 0:
+        raise RuntimeError(f"a sum over {nbytes} bytes timed at {timing.min} s: the clock is too coarse")
+    return buf.nbytes / timing.min
+
+
 def matmul_flops_per_sec(
     n: int | None = None,
     dtype: torch.dtype = torch.float32,
