@@ -12,11 +12,13 @@ Why a JavaScript copy at all: the page must answer within one frame (16 ms) and 
 second of loading, offline, with no kernel; a Python runtime compiled for the browser is tens of MB
 and seconds to start. So ``book/_static/calculator/formulas.js`` repeats the arithmetic (ordinary
 scripts, no ES modules: the book must work opened from ``file://``, where Chromium refuses modules), and
-``tests/test_calculator_browser.py`` runs it in headless Chromium against :func:`calculate` on every
-preset and 500 random configurations: integers (parameters, FLOPs, bytes) exactly, floats to 1e-9.
-The tables the page needs (presets, accelerators, precision recipes, optimizers) are not copied by
-hand: :func:`page_data` writes them and ``tests/test_calculator.py`` checks the committed
-``book/_static/calculator/data.js`` against it (regenerate: ``python -m cs336_lec2.calculator``).
+nothing else: what an input is (:data:`FIELDS`: kind, limits, choices, short name in the address), the
+rules between inputs (:data:`RULES`) and the order of the checks (:data:`CHECKS`) are written with the
+tables the page needs (presets, accelerators, precision recipes, optimizers) into
+``book/_static/calculator/data.js`` by :func:`page_data` (regenerate: ``python -m cs336_lec2.calculator``;
+``tests/test_calculator.py`` fails when the committed file differs). ``tests/test_calculator_node.py``
+runs data.js + formulas.js + url.js in Node against :func:`calculate` on every preset and 1,000 random
+configurations: integers (parameters, FLOPs, bytes) exactly, floats to 1e-9.
 
 A config is a plain mapping (JSON-able, the same keys in Python and JavaScript); :data:`DEFAULTS`
 lists them. ``tokens`` is D, ``micro_batch`` the sequences per GPU per step, ``num_gpus`` the

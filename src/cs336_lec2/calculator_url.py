@@ -1,7 +1,8 @@
 """The calculator page's address, read as the page reads it: one grammar, the same answers in Python and JavaScript.
 
 ``calculator.html#model=llama2-7b&gpus=64&zero=zero3`` holds a configuration: the short names of
-:data:`~cs336_lec2.calculator.URL_KEYS`, each once, with values written strictly:
+:data:`~cs336_lec2.calculator.URL_KEYS`, each once, with values written strictly
+(:data:`~cs336_lec2.calculator.URL_GRAMMAR`):
 
 * whole numbers (``gpus``, ``layers``, ``hs`` the head size, ...) in decimal digits only, at most 15 of them: ``0x40``,
   ``1e3``, ``1.5``, ``-8`` and an empty value are errors, not numbers;
@@ -13,8 +14,10 @@
 
 :func:`read_url` is what the page does with an address: it keeps every valid field, drops each bad one
 (its default applies) and returns the errors by field, so a bad value never silently shows another
-model. ``book/_static/calculator/url.js`` repeats it, and ``tests/test_calculator_offline.py`` checks
-that both give the same configuration and the same bad fields on every link of issue 29 item 16.
+model. ``book/_static/calculator/url.js`` repeats it from the same grammar
+(:data:`~cs336_lec2.calculator.URL_GRAMMAR`, in data.js), and ``tests/test_calculator_node.py`` checks
+that both give the same configuration and the same bad fields on every link of issue 29 item 16 and
+hundreds of broken ones, and that an address :func:`url_of` writes reads back in JavaScript and back.
 """
 
 from __future__ import annotations
