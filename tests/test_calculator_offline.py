@@ -25,6 +25,8 @@ from cs336_lec2.validation import PUBLISHED_RUNS, compare
 
 pytestmark = [pytest.mark.slow, pytest.mark.browser]
 PAGE = "book/calculator.html"
+# The verdicts of the results (not of the inline calculator further down the page) a reader can see
+VERDICT = ".cs336-calc-results .cs336-calc-fits:visible, .cs336-calc-results .cs336-calc-nofit:visible"
 READY = "window.cs336Calculator && window.cs336Calculator.ready !== null"
 
 
@@ -140,14 +142,14 @@ def test_a_typed_bad_value_dims_the_results_until_it_is_fixed(from_disk):
     page.wait_for_function("() => !document.querySelector('.cs336-calc-error li')")
     parameters = page.locator(".cs336-calc-results table").first
     before = parameters.inner_text()
-    assert page.locator(".cs336-calc-results .cs336-calc-fits:visible, .cs336-calc-nofit:visible").count() >= 1
+    assert page.locator(VERDICT).count() >= 1
     page.fill("#calc-num_gpus", "0")
     page.wait_for_selector(".cs336-calc-results.cs336-calc-stale")
     assert parameters.inner_text() == before  # the old results, dimmed
     assert page.locator("#calc-num_gpus").get_attribute("aria-invalid") == "true"
     error = page.locator("#calc-num_gpus-error")  # the error under the input, and no stale verdict
     assert error.is_visible() and page.get_attribute("#calc-num_gpus", "aria-describedby") == "calc-num_gpus-error"
-    assert page.locator(".cs336-calc-results .cs336-calc-fits:visible, .cs336-calc-nofit:visible").count() == 0
+    assert page.locator(VERDICT).count() == 0
     summary = page.locator(".cs336-calc-summary").inner_text()
     assert summary == page.evaluate("window.CS336_CALC.T.staleSummary"), summary
     page.fill("#calc-num_gpus", "16")
