@@ -66,9 +66,9 @@ def test_a_weight_named_w_is_left_alone():
     assert one_language(source, "zh") == source
 
 
-def test_the_zh_edition_imports_the_chinese_reader_namespace():
+def test_each_edition_imports_its_languages_reader_namespace():
     assert one_language("from cs336_lec2 import *", "zh") == "from cs336_lec2.zh import *"
-    assert one_language("from cs336_lec2 import *", "en") == "from cs336_lec2 import *"
+    assert one_language("from cs336_lec2 import *", "en") == "from cs336_lec2.en import *"
 
 
 @pytest.mark.parametrize("source, why", [

@@ -1,10 +1,11 @@
 """Helpers for the executable CS336 lecture 2 book: resource accounting in PyTorch.
 
-**The reader namespace.** A chapter starts with ``from cs336_lec2 import *`` (the zh edition with
-``from cs336_lec2.zh import *``), as d2l's chapters start with ``from d2l import torch as d2l``: it gives
-the names in :data:`__all__`, the package's functions that the chapters call, each defined in the module
-of its concern. Names load lazily (PEP 562), so ``import cs336_lec2`` itself imports neither torch nor
-matplotlib, and a module that needs no torch (the accounting) imports without it.
+**The reader namespace.** A chapter starts with ``from cs336_lec2 import *`` (its editions with
+``from cs336_lec2.en import *`` or ``.zh``, which also set the language), as d2l's chapters start with
+``from d2l import torch as d2l``: it gives the names in :data:`__all__`, the package's functions that the
+chapters call, each defined in the module of its concern. Names load lazily (PEP 562), so
+``import cs336_lec2`` itself imports neither torch nor matplotlib, and a module that needs no torch (the
+accounting) imports without it.
 
 The modules, one concern each:
 

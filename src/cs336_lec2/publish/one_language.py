@@ -8,7 +8,8 @@ edition"); :func:`one_language` rewrites a cell's source into the edition's, lea
 - inside a function that takes the words function ``w`` (``def draw(w)``, ``def panel(ax, data, w)``), each
   ``w(A, B)`` becomes ``A`` or ``B``; the parameter ``w`` goes, and so does ``w`` passed on to another such
   function;
-- the zh edition imports the reader namespace from ``cs336_lec2.zh``, which sets the language to Chinese.
+- an edition imports the reader namespace from ``cs336_lec2.en`` or ``cs336_lec2.zh``, which also set the
+  language the notebook reads in (what the package itself says comes once, in that language).
 
 The edits are made on the text at the positions Python's :mod:`ast` gives, from the last to the first, and
 the continuation lines of a moved argument shift left with it. Any other shape (a pair that is not last, a
@@ -24,7 +25,7 @@ from dataclasses import dataclass
 from ..bilingual import LANGUAGES
 
 WORDS = "w"  # the words function's parameter name in a draw(w) function
-ZH_IMPORT = ("from cs336_lec2 import *", "from cs336_lec2.zh import *")
+READER_IMPORT = "from cs336_lec2 import *"  # an edition imports from cs336_lec2.en / .zh, which set its language
 
 
 class OneLanguageError(ValueError):
@@ -183,8 +184,7 @@ def one_language(source: str, lang: str) -> str:
     out = source
     for edit in reversed(edits):
         out = out[:edit.start] + _dedent(edit.text, edit.shift) + out[edit.end:]
-    if lang == "zh":
-        out = out.replace(*ZH_IMPORT)
+    out = out.replace(READER_IMPORT, f"from cs336_lec2.{lang} import *")
     try:
         compile("\n".join("pass" if i in magics else s for i, s in enumerate(out.split("\n"))), "<cell>", "exec")
     except SyntaxError as err:
