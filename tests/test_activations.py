@@ -18,9 +18,10 @@ from cs336_lec2.activations import (
     segment_checkpoint_bytes,
     training_step_bytes,
 )
+from cs336_lec2.config import TransformerConfig
 from cs336_lec2.memory import SavedTensorsRecorder
-from cs336_lec2.models import TransformerConfig, TransformerLM
-from cs336_lec2.transformer import parameter_count
+from cs336_lec2.transformer_accounting import parameter_count
+from cs336_lec2.transformer_model import TransformerLM
 
 
 @st.composite

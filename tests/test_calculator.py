@@ -22,16 +22,14 @@ from cs336_lec2.calculator import (
     URL_KEYS,
     calculate,
     normalize,
-    page_data,
-    page_data_module,
     preset_architecture,
     preset_key,
 )
+from cs336_lec2.calculator_page import page_data, page_data_module
 from cs336_lec2.calculator_url import config_from_url
+from cs336_lec2.catalog import ACCELERATORS
 from cs336_lec2.distributed import STAGES, ring_bytes, step_communication, zero_memory
-from cs336_lec2.hardware.accelerators import ACCELERATORS
-from cs336_lec2.memory import OPTIMIZER_STATES, PRECISIONS
-from cs336_lec2.napkin import SECONDS_PER_DAY, training_days
+from cs336_lec2.napkin import OPTIMIZER_STATES, PRECISIONS, SECONDS_PER_DAY, training_days
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -95,7 +93,7 @@ def test_the_committed_page_data_is_the_packages():
     committed = (ROOT / "book" / "_static" / "calculator" / "data.js").read_text(encoding="utf-8")
     assert committed == page_data_module(), (
         "book/_static/calculator/data.js is stale: run "
-        "`python -m cs336_lec2.calculator > book/_static/calculator/data.js`")
+        "`python -m cs336_lec2.calculator_page > book/_static/calculator/data.js`")
 
 
 def test_page_data_lists_every_choice():

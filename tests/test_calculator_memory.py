@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from cs336_lec2.calculator import PRESETS, calculate
 from cs336_lec2.calculator_memory import CUDA_CONTEXT_BYTES, largest_fsdp_unit
-from cs336_lec2.transformer import parameter_count
+from cs336_lec2.transformer_accounting import parameter_count
 
 
 def test_the_cuda_context_is_its_own_line_of_every_configuration():

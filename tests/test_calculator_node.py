@@ -33,9 +33,9 @@ from cs336_lec2.calculator import (
     URL_KEYS,
     calculate,
     normalize,
-    page_data,
     preset_architecture,
 )
+from cs336_lec2.calculator_page import page_data
 from cs336_lec2.calculator_url import read_url, url_of
 
 NODE = shutil.which("node")

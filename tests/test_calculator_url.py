@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from cs336_lec2.calculator import DEFAULTS, LIMITS, TOKEN_BUDGETS, calculate, normalize
+from cs336_lec2.calculator import DEFAULTS, LIMITS, calculate, normalize
 from cs336_lec2.calculator_url import config_from_url, parse_url, read_url
+from cs336_lec2.catalog import TOKEN_BUDGETS
 
 # Each link of issue 29 item 16 and the one field it must refuse (the issue's own spelling, with
 # gpu=h100-sxm: the calculator's key for the H100 SXM).

@@ -14,6 +14,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from cs336_lec2 import distributed as D
+from cs336_lec2.distributed import measure as M
 from cs336_lec2.memory import optimizer_state_tensors
 
 psi = st.integers(min_value=0, max_value=10**12)
@@ -123,12 +124,12 @@ def test_bad_input_names_the_argument(call, match: str) -> None:
 
 def test_local_tensor_bytes_counts_storages_once() -> None:
     x = torch.zeros(4, 8)
-    assert D.local_tensor_bytes([x, x[1], x.t()]) == 128
+    assert M.local_tensor_bytes([x, x[1], x.t()]) == 128
     opt = torch.optim.Adam([torch.nn.Parameter(torch.ones(3))])
     opt.zero_grad()
     opt.param_groups[0]["params"][0].grad = torch.ones(3)
     opt.step()
-    assert D.local_tensor_bytes(optimizer_state_tensors(opt)) == 2 * 12 + 4  # exp_avg, exp_avg_sq, step
+    assert M.local_tensor_bytes(optimizer_state_tensors(opt)) == 2 * 12 + 4  # exp_avg, exp_avg_sq, step
 
 
 @pytest.fixture
@@ -140,8 +141,8 @@ def one_rank_group():
 
 def test_count_collectives_counts_payloads_and_restores(one_rank_group) -> None:
     originals = {name: getattr(dist, name) for name in ("all_reduce", "broadcast", "all_gather_into_tensor")}
-    assert D.local_tensor_bytes([]) == 0
-    with D.count_collectives() as comm:
+    assert M.local_tensor_bytes([]) == 0
+    with M.count_collectives() as comm:
         dist.all_reduce(torch.ones(10))
         dist.broadcast(tensor=torch.ones(3, dtype=torch.float64), src=0)
         # the newer names where this torch has them (the older ones warn that they are deprecated)

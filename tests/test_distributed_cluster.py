@@ -8,20 +8,21 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from cs336_lec2 import catalog as K
 from cs336_lec2.distributed import cluster as C
 from cs336_lec2.distributed import nccl, ring_bytes, step_communication
 
 # The datasheet's links, rings only, no latency: the bandwidth formulas of the ZeRO paper on DGX H100.
-NO_LATENCY = C.Cluster(nvlink=450e9, nic=50e9, nvls=0, latency=0)
+NO_LATENCY = K.Cluster(nvlink=450e9, nic=50e9, nvls=0, latency=0)
 PSI = 7_500_000_000  # the ZeRO paper's figure-1 model
 
 
 def test_sourced_constants() -> None:
-    assert C.NVLINK_H100_SXM == 450e9  # half of the datasheet's 900 GB/s (both directions)
-    assert C.CONNECTX7_NDR == 50e9  # 400 Gb/s
-    assert C.H100_CLUSTER.nvlink == 370.8e9  # NCCL topo.h: 20.6 GB/s x 18 NVLink 4 links
-    assert C.H100_CLUSTER.node_egress == 8 * 47e9  # 8 NICs per DGX H100, 46-48 GB/s each (nccl-tests #290)
-    assert C.DDP_BUCKET_BYTES == 26_214_400 and C.DDP_FIRST_BUCKET_BYTES == 1_048_576  # reducer.hpp
+    assert K.NVLINK_H100_SXM == 450e9  # half of the datasheet's 900 GB/s (both directions)
+    assert K.CONNECTX7_NDR == 50e9  # 400 Gb/s
+    assert K.H100_CLUSTER.nvlink == 370.8e9  # NCCL topo.h: 20.6 GB/s x 18 NVLink 4 links
+    assert K.H100_CLUSTER.node_egress == 8 * 47e9  # 8 NICs per DGX H100, 46-48 GB/s each (nccl-tests #290)
+    assert K.DDP_BUCKET_BYTES == 26_214_400 and K.DDP_FIRST_BUCKET_BYTES == 1_048_576  # reducer.hpp
 
 
 def test_crossing_nodes_costs_the_node_egress_not_one_nic() -> None:
@@ -50,7 +51,7 @@ def test_breakeven_ddp_is_one_and_a_half_times_fsdp() -> None:
 
 
 def test_ring_latency_is_nccls_model() -> None:
-    c = C.H100_CLUSTER
+    c = K.H100_CLUSTER
     assert C.ring_latency("all_reduce", 1, c) == 0
     assert math.isclose(C.ring_latency("all_reduce", 8, c), 8.4e-6 + 14 * 3.4e-6)
     # 16 ranks in 2 nodes: 30 steps, 2 * nodes = 4 of them across the network (NCCL 2.20.3), x1.4 plateau
@@ -63,7 +64,7 @@ def test_ring_latency_is_nccls_model() -> None:
        st.sampled_from(["h100-sxm", "a100-sxm-80gb", "b200"]))
 def test_nccls_choice_is_the_fastest_and_grows_with_the_payload(payload: int, more: int, n: int, kind: str,
                                                                  card: str) -> None:
-    cluster = C.CLUSTERS[card][1]
+    cluster = K.CLUSTERS[card][1]
     seconds, name = C.fastest_algorithm(kind, payload, n, cluster)
     ring = C.ring_latency(kind, n, cluster) + ring_bytes(kind, payload, n) / C.ring_bandwidth(n, cluster)
     assert seconds <= ring * (1 + 1e-12)  # never slower than the ring/Simple alone
@@ -72,11 +73,11 @@ def test_nccls_choice_is_the_fastest_and_grows_with_the_payload(payload: int, mo
     if kind != "all_reduce":
         assert name.startswith("ring") or n == 1  # tree and NVLS are all-reduce algorithms
     # in buckets: each call pays its own latency, so never faster than one call
-    bucketed = C.collective_seconds(kind, payload, n, cluster, bucket_bytes=C.DDP_BUCKET_BYTES,
-                                    first_bucket_bytes=C.DDP_FIRST_BUCKET_BYTES)
+    bucketed = C.collective_seconds(kind, payload, n, cluster, bucket_bytes=K.DDP_BUCKET_BYTES,
+                                    first_bucket_bytes=K.DDP_FIRST_BUCKET_BYTES)
     assert bucketed >= seconds * (1 - 1e-12)
     # without latency or NVLS, a ring at full bus bandwidth is all there is (tree: 0.46 of it)
-    flat = C.Cluster(nvlink=cluster.nvlink, nic=cluster.nic, nvls=0, latency=0)
+    flat = K.Cluster(nvlink=cluster.nvlink, nic=cluster.nic, nvls=0, latency=0)
     assert math.isclose(C.collective_seconds(kind, payload, n, flat), ring_bytes(kind, payload, n)
                         / C.ring_bandwidth(n, flat), rel_tol=1e-12, abs_tol=1e-15)
 
@@ -90,10 +91,10 @@ def test_ddp_buckets_first_one_mib_then_25_mib() -> None:
         return C.fastest_algorithm("all_reduce", size, 64)[0]
 
     expected = full * call(25 * 2**20) + call(last) + call(2**20)
-    got = C.collective_seconds("all_reduce", grads, 64, bucket_bytes=C.DDP_BUCKET_BYTES,
-                               first_bucket_bytes=C.DDP_FIRST_BUCKET_BYTES)
+    got = C.collective_seconds("all_reduce", grads, 64, bucket_bytes=K.DDP_BUCKET_BYTES,
+                               first_bucket_bytes=K.DDP_FIRST_BUCKET_BYTES)
     assert math.isclose(got, expected, rel_tol=1e-12)
-    assert got > C.collective_seconds("all_reduce", grads, 64, bucket_bytes=C.DDP_BUCKET_BYTES)  # one call more
+    assert got > C.collective_seconds("all_reduce", grads, 64, bucket_bytes=K.DDP_BUCKET_BYTES)  # one call more
 
 
 def test_which_algorithm_wins_where() -> None:
@@ -105,7 +106,7 @@ def test_which_algorithm_wins_where() -> None:
     assert C.fastest_algorithm("all_reduce", 25 * 2**20, 1024)[1].startswith("tree")
     # ... the ring's bandwidth wins for a whole model's gradients
     assert C.fastest_algorithm("all_reduce", 2 * PSI, 64)[1] == "ring/Simple"
-    assert C.fastest_algorithm("all_reduce", 10**6, 8, C.A100_CLUSTER)[1] != "nvls/Simple"  # no NVLS on A100
+    assert C.fastest_algorithm("all_reduce", 10**6, 8, K.A100_CLUSTER)[1] != "nvls/Simple"  # no NVLS on A100
     # the 9.7 ms a bucket at 1,024 GPUs was the ring's latency; NCCL's tree pays under 0.4 ms
     assert C.ring_latency("all_reduce", 1024) > 9.7e-3 and C.fastest_algorithm("all_reduce", 25 * 2**20, 1024)[0] < 4e-4
 
@@ -115,7 +116,7 @@ def test_model_reproduces_published_nccl_tests(point) -> None:
     # Every published point within a factor 1.55, and within 10 % from 256 MiB up, where latency is noise.
     # (NCCL runs fewer channels on mid-size calls; an alpha-beta model is optimistic there, 2-64 MiB.)
     _, card, n, kind, payload, busbw, algorithm = point
-    model = C.bus_bandwidth(kind, payload, n, C.CLUSTERS[card][1], algorithm=algorithm) / 1e9
+    model = C.bus_bandwidth(kind, payload, n, K.CLUSTERS[card][1], algorithm=algorithm) / 1e9
     assert 1 / 1.55 <= model / busbw <= 1.55
     if payload >= 2**28:
         assert abs(model / busbw - 1) <= 0.10
@@ -127,7 +128,7 @@ def test_the_datasheet_ring_model_misses_the_measured_rings() -> None:
     rings = [p for p in nccl.NCCL_TESTS if p[6] == "ring" or p[3] != "all_reduce"]
     assert len(rings) == 3
     for _, _, n, kind, payload, busbw, _ in rings:
-        old = C.bus_bandwidth(kind, payload, n, C.H100_DATASHEET, algorithm="ring") / 1e9
+        old = C.bus_bandwidth(kind, payload, n, K.H100_DATASHEET, algorithm="ring") / 1e9
         assert old / busbw > 1.2
 
 
@@ -160,9 +161,9 @@ def test_hsdp_shards_inside_and_replicates_across() -> None:
 
 def test_small_models_are_latency_bound_on_many_gpus() -> None:
     grads = 2 * 125_000_000  # bf16 gradients of a 125M-parameter model: 11 buckets
-    alpha_beta = C.collective_seconds("all_reduce", grads, 1024, bucket_bytes=C.DDP_BUCKET_BYTES,
-                                      first_bucket_bytes=C.DDP_FIRST_BUCKET_BYTES)
-    beta = C.collective_seconds("all_reduce", grads, 1024, C.Cluster(nvls=0, latency=0))
+    alpha_beta = C.collective_seconds("all_reduce", grads, 1024, bucket_bytes=K.DDP_BUCKET_BYTES,
+                                      first_bucket_bytes=K.DDP_FIRST_BUCKET_BYTES)
+    beta = C.collective_seconds("all_reduce", grads, 1024, K.Cluster(nvls=0, latency=0))
     assert alpha_beta > 1.5 * beta
 
 
@@ -175,10 +176,10 @@ def test_small_models_are_latency_bound_on_many_gpus() -> None:
         (lambda: C.collective_seconds("all_reduce", float("nan"), 8), "payload_bytes"),
         (lambda: C.collective_seconds("all_reduce", 10, 8, bucket_bytes=0), "bucket_bytes"),
         (lambda: C.collective_seconds("all_reduce", 10, 8, "h100"), "cluster must be a Cluster"),
-        (lambda: C.Cluster(nvlink=-1), "nvlink"),
-        (lambda: C.Cluster(gpus_per_node=0), "gpus_per_node"),
-        (lambda: C.Cluster(latency=float("inf")), "latency"),
-        (lambda: C.Cluster(nvls=-1.0), "nvls"),
+        (lambda: K.Cluster(nvlink=-1), "nvlink"),
+        (lambda: K.Cluster(gpus_per_node=0), "gpus_per_node"),
+        (lambda: K.Cluster(latency=float("inf")), "latency"),
+        (lambda: K.Cluster(nvls=-1.0), "nvls"),
         (lambda: C.fastest_algorithm("all_reduce", -1, 8), "payload_bytes"),
         (lambda: C.fastest_algorithm("all_reduce", 1, 12), "world_size"),
         (lambda: C.bus_bandwidth("all_reduce", 1, 8, algorithm="tree"), "algorithm"),

@@ -10,7 +10,8 @@ import torch.distributed as dist
 from cs336_lec2.distributed import STRATEGIES, expected_state_bytes
 from cs336_lec2.distributed import worker as W
 from cs336_lec2.distributed.launcher import launch
-from cs336_lec2.models import Cruncher, TransformerLM
+from cs336_lec2.models import Cruncher
+from cs336_lec2.transformer_model import TransformerLM
 
 CRUNCHER = {"name": "Cruncher", "kwargs": {"dim": 4, "num_layers": 2}}
 LM = {"name": "TransformerLM", "kwargs": dict(vocab_size=16, context_length=4, num_layers=1, d_model=8,

@@ -20,9 +20,9 @@ from cs336_lec2.flops import (
     measured_mfu,
     mfu,
     roofline,
-    training_flops,
 )
 from cs336_lec2.hardware import Peak
+from cs336_lec2.napkin import training_flops
 
 dims = st.integers(0, 10**6)
 small = st.integers(1, 24)

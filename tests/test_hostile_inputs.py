@@ -34,7 +34,6 @@ from cs336_lec2 import (
     floats,
     flops,
     hardware,
-    lm,
     memory,
     models,
     napkin,
@@ -45,9 +44,14 @@ from cs336_lec2 import (
     tensors,
     timing,
     training,
-    transformer,
 )
 from cs336_lec2 import distributed as dist_acc
+from cs336_lec2 import (
+    transformer_accounting as transformer,
+)
+from cs336_lec2 import (
+    transformer_model as lm,
+)
 from cs336_lec2.distributed import cluster, launcher
 from cs336_lec2.hardware import cpus
 

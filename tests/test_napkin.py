@@ -9,14 +9,16 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from cs336_lec2.flops import training_flops
-from cs336_lec2.memory import OPTIMIZER_STATES, PRECISIONS, training_memory
+from cs336_lec2.memory import training_memory
 from cs336_lec2.napkin import (
+    OPTIMIZER_STATES,
+    PRECISIONS,
     SECONDS_PER_DAY,
     bytes_per_param,
     bytes_per_param_breakdown,
     max_trainable_params,
     training_days,
+    training_flops,
 )
 
 H100_BF16_DENSE = 989.4e12  # FLOP/s, NVIDIA H100 SXM datasheet (dense bf16; 1979 TFLOP/s is with 2:4 sparsity)

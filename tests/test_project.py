@@ -79,7 +79,9 @@ TESTED_BY = {"publish.sphinx_ext": "test_book", "publish.results_page": "test_bo
              "distributed.worker": "test_distributed_worker", "distributed.launcher": "test_distributed_launcher",
              "distributed.cluster": "test_distributed_cluster", "distributed.nccl": "test_distributed_cluster",
              "en": "test_one_language", "zh": "test_one_language", "publish.one_language": "test_one_language",
-             "publish.reader": "test_one_language"}
+             "publish.reader": "test_one_language", "distributed.measure": "test_distributed",
+             "config": "test_transformer_model", "catalog": "test_transformer_accounting",
+             "calculator_page": "test_calculator"}
 
 
 @pytest.mark.parametrize("path", MODULES, ids=[_dotted(p) for p in MODULES])

@@ -327,7 +327,7 @@ def test_token_ids_beyond_the_vocabulary_are_named():
     """Issue 31.16: ids >= vocab_size gave torch's "index out of range in self"."""
     import torch
 
-    from cs336_lec2.lm import TransformerLM
+    from cs336_lec2.transformer_model import TransformerLM
 
     model = TransformerLM(16, 8, 1, 8, 2, 16)
     with pytest.raises(ValueError, match=r"^idx holds token ids in \[0, 16\]; they must be in \[0, vocab_size=16\)$"):
@@ -353,7 +353,6 @@ def _issue_examples():
         floats,
         flops,
         hardware,
-        lm,
         memory,
         models,
         optim,
@@ -361,7 +360,12 @@ def _issue_examples():
         source,
         timing,
         training,
-        transformer,
+    )
+    from cs336_lec2 import (
+        transformer_accounting as transformer,
+    )
+    from cs336_lec2 import (
+        transformer_model as lm,
     )
     from cs336_lec2.distributed import cluster, zero1_partition
     from cs336_lec2.hardware import cpus

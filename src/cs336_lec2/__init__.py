@@ -11,23 +11,34 @@ The modules, one concern each:
 
 - :mod:`~cs336_lec2.floats`, :mod:`~cs336_lec2.tensors`: number formats, storage and strides
 - :mod:`~cs336_lec2.flops`, :mod:`~cs336_lec2.timing`: counting FLOPs, timing them, MFU
-- :mod:`~cs336_lec2.napkin`, :mod:`~cs336_lec2.memory`: back-of-the-envelope and measured memory
-  (:mod:`~cs336_lec2.step_memory`: over one real step)
+- :mod:`~cs336_lec2.napkin`, :mod:`~cs336_lec2.memory`: back-of-the-envelope (``6·N·D``, bytes per
+  parameter) and measured memory (:mod:`~cs336_lec2.step_memory`: over one real step)
 - :mod:`~cs336_lec2.mixed_precision`: what autocast does per op and what it casts; fp8 with a scale
 - :mod:`~cs336_lec2.models`, :mod:`~cs336_lec2.optim`, :mod:`~cs336_lec2.data`,
-  :mod:`~cs336_lec2.training`: the lecture's models, optimizers, data loading and training loop
-- :mod:`~cs336_lec2.lm`: the Transformer of chapters 13-14, its architecture in one ``TransformerConfig``
-- :mod:`~cs336_lec2.transformer`, :mod:`~cs336_lec2.activations`: accounting for it (parameters and
-  FLOPs per token; activation memory by recomputation policy), every count read from the config
-- :mod:`~cs336_lec2.hardware` (a subpackage): dense datasheet peaks of accelerators, CPU estimates
-- :mod:`~cs336_lec2.distributed` (a subpackage): ZeRO / FSDP accounting, and the launcher and worker
-  that run a real process group for chapter 14
+  :mod:`~cs336_lec2.training`: the lecture's toy model, optimizers, data loading and training loop
+- :mod:`~cs336_lec2.config`: ``TransformerConfig``, the one description of the Transformer of chapters 13-14
+- :mod:`~cs336_lec2.transformer_model`: that Transformer as a ``torch.nn`` model, in one module
+- :mod:`~cs336_lec2.transformer_accounting`, :mod:`~cs336_lec2.activations`: accounting for it (parameters
+  and FLOPs per token; activation memory by recomputation policy), every count read from the config
+- :mod:`~cs336_lec2.catalog`: the published facts, each with its source (released models, token budgets,
+  datasheet peaks, cluster links, published runs)
+- :mod:`~cs336_lec2.calculator` (with ``calculator_memory``, ``calculator_url``, ``calculator_page``) and
+  :mod:`~cs336_lec2.validation`: the book's training calculator and the runs it is held against
+- :mod:`~cs336_lec2.hardware` (a subpackage): the peak of a device and dtype, CPU estimates
+- :mod:`~cs336_lec2.distributed` (a subpackage): ZeRO / FSDP accounting and NCCL's cluster model (no
+  torch); what ranks measure (``measure``), and the launcher and worker that run a real process group
+  for chapter 14
 - :mod:`~cs336_lec2.device`, :mod:`~cs336_lec2.presets`: which device and problem sizes a chapter uses
 - :mod:`~cs336_lec2.bilingual`, :mod:`~cs336_lec2.results`, :mod:`~cs336_lec2.source`: what a chapter
   says (in one language or two), publishes, and shows of the package's own code
 
 :mod:`~cs336_lec2.publish` builds and re-executes the book (the ``cs336-lec2`` command). It imports
 from the modules above, never the other way round (``tests/test_project.py`` checks the direction).
+
+**The accounting core needs no torch**: ``config``, ``transformer_accounting``, ``activations``,
+``napkin``, ``catalog``, ``distributed`` (with ``cluster`` and ``nccl``) and the calculator import without
+it (``tests/test_imports.py`` imports them with torch blocked, and checks that no two modules import
+each other, directly or around a cycle).
 """
 
 from __future__ import annotations
@@ -43,24 +54,27 @@ READER: dict[str, tuple[str, ...]] = {
     "activations": ("activation_bytes_per_layer", "korthikanti_activation_bytes", "logits_bytes",
                     "segment_checkpoint_bytes", "STEP_POLICIES", "training_step_bytes"),
     "bilingual": ("say", "show_figures", "show_table", "tr"),
+    "catalog": ("ACCELERATORS", "PUBLISHED", "TOKEN_BUDGETS"),
+    "config": ("TransformerConfig",),
     "data": ("get_batch", "open_tokens", "resident_bytes", "write_tokens"),
     "device": ("autocast_dtype", "describe_device"),
-    "distributed": ("STAGES", "STRATEGIES", "expected_state_bytes", "fully_shard", "ring_bytes",
+    "distributed": ("STAGES", "STRATEGIES", "expected_state_bytes", "ring_bytes",
                     "step_communication", "zero1_partition", "zero_memory"),
+    "distributed.measure": ("fully_shard",),
     "distributed.launcher": ("launch", "pick_backend", "train_single_process"),
     "floats": ("FORMATS", "FloatFormat", "decompose", "representable_values", "round_to_format",
                "saturating_cast", "spacing", "to_binary_fraction"),
     "flops": ("ImplausibleMFUError", "arithmetic_intensity", "count_elements", "count_flops", "einsum_flops",
               "einsum_sizes", "flop_breakdown", "linear_backward_flops", "linear_forward_flops", "matmul_flops",
-              "measured_mfu", "mfu", "roofline", "training_flops"),
-    "hardware": ("ACCELERATORS", "Peak", "UnknownHardwareError", "cpu_flags", "lookup", "peak_flops",
+              "measured_mfu", "mfu", "roofline"),
+    "hardware": ("Peak", "UnknownHardwareError", "cpu_flags", "lookup", "peak_flops",
                  "peak_or_none", "tf32_enabled"),
-    "memory": ("PRECISIONS", "SavedTensorsRecorder", "gradient_bytes", "naming_tensors", "optimizer_state_bytes",
+    "memory": ("SavedTensorsRecorder", "gradient_bytes", "naming_tensors", "optimizer_state_bytes",
                "parameter_bytes", "tensor_bytes", "tensors_in", "training_memory"),
     "mixed_precision": ("CountCasts", "autocast_dtypes", "fp8_roundtrip", "matmul_precision", "typical_error",
                         "unchanged_fraction"),
-    "models": ("CausalSelfAttention", "Cruncher", "Linear", "TransformerConfig", "TransformerLM",
-               "cruncher_num_parameters", "end_to_end", "num_parameters"),
+    "models": ("Cruncher", "Linear", "cruncher_num_parameters", "end_to_end", "num_parameters"),
+    "napkin": ("PRECISIONS", "training_flops"),
     "optim": ("AdaGrad", "Adam", "AdamW", "Momentum", "RMSProp", "SGD", "TeachingOptimizer", "fused_adamw_supported",
               "make_optimizer"),
     "presets": ("start",),
@@ -72,10 +86,11 @@ READER: dict[str, tuple[str, ...]] = {
     "timing": ("benchmark", "copy_bandwidth", "host_to_device_copy", "read_bandwidth"),
     "training": ("load_checkpoint", "read_checkpoint", "regression_batch", "save_checkpoint", "set_seed",
                  "train", "train_step"),
-    "transformer": ("PUBLISHED", "approx_parameters", "attention_flop_share", "attention_flops_per_token",
+    "transformer_accounting": ("approx_parameters", "attention_flop_share", "attention_flops_per_token",
                     "forward_flops_per_token", "kaplan_forward_flops_per_token", "llama_ffn_dim",
                     "matmul_parameters", "parameter_count", "seq_len_for_attention_share",
                     "training_flops_per_token"),
+    "transformer_model": ("CausalSelfAttention", "TransformerLM"),
 }
 # Modules a chapter uses by name (``napkin.xxx``, ``cluster.xxx``), also in the reader namespace.
 READER_MODULES: dict[str, str] = {

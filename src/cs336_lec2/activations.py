@@ -18,9 +18,9 @@ from __future__ import annotations
 
 import math
 
-from .checks import check_choice, check_int
-from .lm import RECOMPUTE, TransformerConfig, check_bool
-from .transformer import parameter_count
+from .checks import check_bool, check_choice, check_int
+from .config import RECOMPUTE, TransformerConfig
+from .transformer_accounting import parameter_count
 
 
 def _config(config: object) -> TransformerConfig:

@@ -15,7 +15,7 @@ scripts, no ES modules: the book must work opened from ``file://``, where Chromi
 nothing else: what an input is (:data:`FIELDS`: kind, limits, choices, short name in the address), the
 rules between inputs (:data:`RULES`) and the order of the checks (:data:`CHECKS`) are written with the
 tables the page needs (presets, accelerators, precision recipes, optimizers) into
-``book/_static/calculator/data.js`` by :func:`page_data` (regenerate: ``python -m cs336_lec2.calculator``;
+``book/_static/calculator/data.js`` by :func:`page_data` (regenerate: ``python -m cs336_lec2.calculator_page``;
 ``tests/test_calculator.py`` fails when the committed file differs). ``tests/test_calculator_node.py``
 runs data.js + formulas.js + url.js in Node against :func:`calculate` on every preset and 1,000 random
 configurations: integers (parameters, FLOPs, bytes) exactly, floats to 1e-9.
@@ -29,7 +29,6 @@ data-parallel size over which ``stage`` (``dp``, ``zero1``, ``zero2``, ``zero3``
 from __future__ import annotations
 
 import contextlib
-import json
 import math
 import numbers
 import re
@@ -40,16 +39,21 @@ from typing import Any, Literal
 
 from .activations import activation_bytes_per_layer, embedding_dropout_bytes, logits_bytes, segment_checkpoint_bytes
 from .calculator_memory import CUDA_CONTEXT_BYTES, largest_fsdp_unit, transient_bytes  # noqa: F401 (re-exported)
-from .checks import check_choice, is_bool
+from .catalog import ACCELERATORS, CLUSTERS, DDP_BUCKET_BYTES, DDP_FIRST_BUCKET_BYTES, PUBLISHED, TOKEN_BUDGETS
+from .config import NORMS, POSITIONS, RECOMPUTE, TransformerConfig, is_bool
 from .distributed import STAGES, step_communication, zero_memory
-from .distributed.cluster import CLUSTERS, DDP_BUCKET_BYTES, DDP_FIRST_BUCKET_BYTES, breakeven_tokens, step_seconds
+from .distributed.cluster import breakeven_tokens, step_seconds
 from .distributed.cluster import page_table as cluster_table
-from .flops import training_flops
-from .hardware.accelerators import ACCELERATORS
-from .lm import NORMS, POSITIONS, RECOMPUTE, TransformerConfig
-from .memory import OPTIMIZER_STATES, PRECISIONS
-from .napkin import SECONDS_PER_DAY, bytes_per_param_breakdown, max_trainable_params, training_days
-from .transformer import PUBLISHED, parameter_count, training_flops_per_token
+from .napkin import (
+    OPTIMIZER_STATES,
+    PRECISIONS,
+    SECONDS_PER_DAY,
+    bytes_per_param_breakdown,
+    max_trainable_params,
+    training_days,
+    training_flops,
+)
+from .transformer_accounting import parameter_count, training_flops_per_token
 
 # The dtype of the matmuls under each precision recipe: its dense peak is the denominator of MFU.
 MATMUL_DTYPE = {"fp32": "fp32", "mixed_bf16": "bf16", "mixed_bf16_fp32_grads": "bf16"}
@@ -70,7 +74,9 @@ PRESETS = {preset_key(name): model for name, model in PUBLISHED.items()}
 
 def preset_architecture(key: str) -> dict[str, Any]:
     """The architecture fields of the published model ``key`` (see :data:`PRESETS`), as a config holds them."""
-    config = PRESETS[check_choice("model", key, PRESETS)].config
+    if key not in PRESETS:
+        raise ValueError(f"model must be one of {', '.join(PRESETS)}, got {key!r}")
+    config = PRESETS[key].config
     return {name: config.dropout > 0 if name == "dropout" else getattr(config, name) for name in ARCHITECTURE}
 
 
@@ -79,14 +85,6 @@ DEFAULTS: dict[str, Any] = {
     "seq_len": 1024, "micro_batch": 8, "grad_accum": 1, "tokens": 10**10, "gpu": "h100-sxm", "num_gpus": 8, "mfu": 0.4,
     "tf32": False, "precision": "mixed_bf16", "optimizer": "adamw", "stage": "dp", "recompute": "none",
     "flash_attention": True,
-}
-
-# The tokens each preset was trained on, where its authors publish them; a preset without one keeps
-# DEFAULTS["tokens"] (GPT-2's paper gives its data, WebText, in documents and GB, not in tokens).
-TOKEN_BUDGETS = {
-    **dict.fromkeys(("llama2-7b", "llama2-13b", "llama2-70b"), 2 * 10**12),  # Touvron et al. 2023, table 1: 2.0T
-    "llama3-8b": 15 * 10**12,  # Meta Llama 3 model card: pretrained on "over 15T tokens"
-    "gemma7b": 6 * 10**12,  # Gemma Team 2024, section 4.1: "Gemma 2B and 7B are trained on 3T and 6T tokens"
 }
 
 # The largest value each whole-number input takes: far beyond any published run (Llama 3 405B: 126
@@ -303,10 +301,7 @@ def _check_rule(rule: Rule, c: Mapping[str, Any]) -> None:
 
 def _model(c: Mapping[str, Any]) -> TransformerConfig:
     """The package's config of the model the calculator config describes."""
-    sizes = [c[name] for name in ARCHITECTURE[:7] if name != "num_kv_heads"]
-    return TransformerConfig(*sizes, tied_embeddings=c["tied_embeddings"], bias=c["bias"],
-                             num_kv_heads=c["num_kv_heads"], gated_mlp=c["gated_mlp"], norm=c["norm"],
-                             positions=c["positions"], head_size=c["head_size"],
+    return TransformerConfig(**{name: c[name] for name in ARCHITECTURE if name != "dropout"},
                              dropout=DROPOUT if c["dropout"] else 0.0)
 
 
@@ -314,7 +309,9 @@ def matmul_dtype(config: Mapping[str, Any]) -> str:
     """The peak-table key whose dense peak applies: the recipe's matmul dtype (fp32 as TF32 when ``tf32``)."""
     if not isinstance(config, Mapping) or not {"precision", "gpu", "tf32"} <= set(config):
         raise ValueError(f"config must be a mapping with precision, gpu and tf32 (see normalize), got {config!r}")
-    key = MATMUL_DTYPE[check_choice("precision", config["precision"], MATMUL_DTYPE)]
+    if config["precision"] not in MATMUL_DTYPE:
+        raise ValueError(f"precision must be one of {', '.join(MATMUL_DTYPE)}, got {config['precision']!r}")
+    key = MATMUL_DTYPE[config["precision"]]
     card = ACCELERATORS[config["gpu"]]
     return "tf32" if key == "fp32" and config["tf32"] and "tf32" in card.peak_flops else key
 
@@ -422,7 +419,7 @@ def page_data() -> dict[str, Any]:
             "matmul_dtype": dict(MATMUL_DTYPE), "seconds_per_day": SECONDS_PER_DAY, "defaults": DEFAULTS,
             **cluster_table(),
             "token_budgets": TOKEN_BUDGETS,
-            "cuda_context_bytes": CUDA_CONTEXT_BYTES, "validation": _validation_rows()}
+            "cuda_context_bytes": CUDA_CONTEXT_BYTES}
 
 
 def page_schema() -> dict[str, Any]:
@@ -438,25 +435,3 @@ def page_schema() -> dict[str, Any]:
             "linked": list(LINKED), "url": URL_GRAMMAR}
 
 
-def _validation_rows() -> list[dict[str, Any]]:
-    """:func:`cs336_lec2.validation.page_rows` (imported here: that module computes with this one)."""
-    from .validation import page_rows
-
-    return page_rows()
-
-
-def page_data_module() -> str:
-    """``data.js``: :func:`page_data` as an ordinary script (no ES module: the book opens from ``file://`` too)."""
-    body = json.dumps(page_data(), indent=1, ensure_ascii=False)
-    return ("// Written by `python -m cs336_lec2.calculator` from the package's tables; do not edit by hand\n"
-            "// (tests/test_calculator.py fails when this file and the package differ).\n"
-            f"(window.CS336_CALC = window.CS336_CALC || {{}}).DATA = {body};\n")
-
-
-def main() -> None:
-    """Print ``data.js`` (redirect it to ``book/_static/calculator/data.js``)."""
-    print(page_data_module(), end="")
-
-
-if __name__ == "__main__":
-    main()

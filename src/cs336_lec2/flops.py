@@ -50,17 +50,6 @@ def linear_backward_flops(batch: int, in_dim: int, out_dim: int, *, input_grad: 
     return weight_grad + (matmul_flops(batch, out_dim, in_dim) if input_grad else 0)
 
 
-def training_flops(num_params: int, num_tokens: int) -> int:
-    """FLOPs to train ``num_params`` parameters on ``num_tokens`` tokens: ``6·N·D``.
-
-    2 per parameter per token forward, 4 backward; it ignores attention's sequence-length terms,
-    elementwise work and the optimizer, which is why it is a rule of thumb.
-    """
-    num_params = check_count("num_params", num_params, minimum=0)
-    num_tokens = check_count("num_tokens", num_tokens, minimum=0)
-    return 6 * num_params * num_tokens
-
-
 def count_flops(fn: Callable[..., Any], *args: Any, **kwargs: Any) -> int:
     """Run ``fn(*args, **kwargs)`` under ``torch.utils.flop_counter.FlopCounterMode``; its total FLOPs.
 

@@ -21,35 +21,7 @@ import torch
 from torch import nn
 
 from .checks import check_choice, check_count
-
-# Buffers each optimizer keeps per parameter (each the size of the parameter): SGD none, SGD with
-# momentum the velocity, AdaGrad the running sum of squared gradients, Adam/AdamW the first and
-# second moments m and v (Kingma & Ba 2015; Loshchilov & Hutter 2019).
-OPTIMIZER_STATES: dict[str, int] = {"sgd": 0, "sgd_momentum": 1, "adagrad": 1, "adam": 2, "adamw": 2}
-
-
-@dataclass(frozen=True)
-class Precision:
-    """Bytes per value of each kind of tensor under one precision recipe."""
-
-    param: int  # the weights the forward and backward passes use
-    grad: int  # one gradient per parameter
-    master: int  # an fp32 copy of the weights kept for the update (0: the weights are fp32 already)
-    state: int  # one optimizer buffer value (momentum, m, v, ...)
-    activation: int  # one value saved for the backward pass
-
-
-# fp32: everything in 4-byte floats. mixed_bf16: bf16 weights, gradients and activations (2 bytes)
-# for the matmuls, plus an fp32 master copy of the weights and fp32 optimizer buffers, so that small
-# updates are not rounded away (Micikevicius et al. 2018, "Mixed Precision Training"; ZeRO, Rajbhandari
-# et al. 2020, section 3.1: 2 + 2 + 12 = 16 bytes per parameter for mixed-precision Adam).
-PRECISIONS: dict[str, Precision] = {
-    "fp32": Precision(param=4, grad=4, master=0, state=4, activation=4),
-    "mixed_bf16": Precision(param=2, grad=2, master=4, state=4, activation=2),
-    # The same with gradients accumulated in fp32 (as Megatron-LM's --accumulate-allreduce-grads-in-fp32
-    # does, so that many micro-batches sum without bf16 rounding): 2 + 4 + 12 = 18 bytes for Adam.
-    "mixed_bf16_fp32_grads": Precision(param=2, grad=4, master=4, state=4, activation=2),
-}
+from .napkin import OPTIMIZER_STATES, PRECISIONS, Precision  # noqa: F401  (torch-free; re-exported)
 
 
 @dataclass(frozen=True)

@@ -1,12 +1,12 @@
-"""The lecture's toy model (:class:`Linear`, :class:`Cruncher`); the Transformer, re-exported.
+"""The lecture's toy model: :class:`Linear` and :class:`Cruncher`, a product of matrices.
 
 ``Cruncher(dim, num_layers)`` is ``num_layers`` square ``Linear(dim, dim)`` layers followed by a
 ``Linear(dim, 1)`` head, so it has ``num_layers * dim**2 + dim`` parameters (8256 for ``dim=64``,
 two layers). There are no biases and no non-linearities: the model is a product of matrices, which
 keeps every count of bytes and FLOPs in the chapters a one-line formula.
 
-:class:`TransformerLM` and :class:`TransformerConfig` (the decoder-only Transformer of chapters 13
-and 14, its architecture in the config) live in :mod:`cs336_lec2.lm` and are importable from here.
+The decoder-only Transformer of chapters 13 and 14 is :mod:`cs336_lec2.transformer_model`, described by
+:class:`cs336_lec2.config.TransformerConfig`.
 """
 
 from __future__ import annotations
@@ -18,19 +18,6 @@ from torch import nn
 
 from .checks import MAX_PARAMETERS, check_bool, check_int
 from .device import check_device, check_dtype
-from .lm import (  # noqa: F401  (re-exported: chapters import the Transformer from here)
-    ATTENTION_IMPLS,
-    MLP,
-    NORMS,
-    POSITIONS,
-    RECOMPUTE,
-    AttentionImpl,
-    CausalSelfAttention,
-    RMSNorm,
-    TransformerBlock,
-    TransformerConfig,
-    TransformerLM,
-)
 
 
 class Linear(nn.Module):

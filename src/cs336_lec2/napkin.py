@@ -2,21 +2,62 @@
 
 The two questions lecture 2 opens with: how many days does training a model of ``N`` parameters on
 ``D`` tokens take (``6·N·D`` FLOPs at a fraction ``mfu`` of the GPUs' peak), and how many
-parameters fit in a given amount of memory at a given number of bytes per parameter.
+parameters fit in a given amount of memory at a given number of bytes per parameter. The bytes per
+parameter of each precision recipe (:data:`PRECISIONS`) and optimizer (:data:`OPTIMIZER_STATES`) are
+here too; :mod:`cs336_lec2.memory` measures real tensors against them. No torch.
 """
 
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 from fractions import Fraction
 from typing import SupportsFloat
 
 from .checks import check_choice, check_count, check_int, check_positive_real
-from .flops import training_flops
-from .memory import OPTIMIZER_STATES, PRECISIONS
+
+# Buffers each optimizer keeps per parameter (each the size of the parameter): SGD none, SGD with
+# momentum the velocity, AdaGrad the running sum of squared gradients, Adam/AdamW the first and
+# second moments m and v (Kingma & Ba 2015; Loshchilov & Hutter 2019).
+OPTIMIZER_STATES: dict[str, int] = {"sgd": 0, "sgd_momentum": 1, "adagrad": 1, "adam": 2, "adamw": 2}
+
+
+@dataclass(frozen=True)
+class Precision:
+    """Bytes per value of each kind of tensor under one precision recipe."""
+
+    param: int  # the weights the forward and backward passes use
+    grad: int  # one gradient per parameter
+    master: int  # an fp32 copy of the weights kept for the update (0: the weights are fp32 already)
+    state: int  # one optimizer buffer value (momentum, m, v, ...)
+    activation: int  # one value saved for the backward pass
+
+
+# fp32: everything in 4-byte floats. mixed_bf16: bf16 weights, gradients and activations (2 bytes)
+# for the matmuls, plus an fp32 master copy of the weights and fp32 optimizer buffers, so that small
+# updates are not rounded away (Micikevicius et al. 2018, "Mixed Precision Training"; ZeRO, Rajbhandari
+# et al. 2020, section 3.1: 2 + 2 + 12 = 16 bytes per parameter for mixed-precision Adam).
+PRECISIONS: dict[str, Precision] = {
+    "fp32": Precision(param=4, grad=4, master=0, state=4, activation=4),
+    "mixed_bf16": Precision(param=2, grad=2, master=4, state=4, activation=2),
+    # The same with gradients accumulated in fp32 (as Megatron-LM's --accumulate-allreduce-grads-in-fp32
+    # does, so that many micro-batches sum without bf16 rounding): 2 + 4 + 12 = 18 bytes for Adam.
+    "mixed_bf16_fp32_grads": Precision(param=2, grad=4, master=4, state=4, activation=2),
+}
 
 SECONDS_PER_DAY = 86_400
 MAX_COUNT_BITS = 500  # so that 6·N·D, below 6·2**1000, still converts to a float (max about 1.8e308)
+
+
+def training_flops(num_params: int, num_tokens: int) -> int:
+    """FLOPs to train ``num_params`` parameters on ``num_tokens`` tokens: ``6·N·D``.
+
+    2 per parameter per token forward, 4 backward; it ignores attention's sequence-length terms,
+    elementwise work and the optimizer, which is why it is a rule of thumb.
+    """
+    num_params = check_count("num_params", num_params, minimum=0)
+    num_tokens = check_count("num_tokens", num_tokens, minimum=0)
+    return 6 * num_params * num_tokens
 
 
 def training_days(
@@ -69,8 +110,7 @@ def max_trainable_params(total_memory_bytes: float, bytes_per_param: float) -> i
 def bytes_per_param_breakdown(optimizer: str = "adamw", precision: str = "mixed_bf16") -> dict[str, int]:
     """Bytes each parameter costs, by kind: ``params``, ``grads``, ``master_weights``, ``optimizer_state``.
 
-    The figures come from :data:`cs336_lec2.memory.PRECISIONS` and
-    :data:`~cs336_lec2.memory.OPTIMIZER_STATES`; mixed_bf16 AdamW is ``2 + 2 + 4 + 8 = 16``.
+    The figures come from :data:`PRECISIONS` and :data:`OPTIMIZER_STATES`; mixed_bf16 AdamW is ``2 + 2 + 4 + 8 = 16``.
     """
     check_choice("optimizer", optimizer, OPTIMIZER_STATES)
     check_choice("precision", precision, PRECISIONS)

@@ -1,4 +1,4 @@
-// Written by `python -m cs336_lec2.calculator` from the package's tables; do not edit by hand
+// Written by `python -m cs336_lec2.calculator_page` from the package's tables; do not edit by hand
 // (tests/test_calculator.py fails when this file and the package differ).
 (window.CS336_CALC = window.CS336_CALC || {}).DATA = {
  "schema": {

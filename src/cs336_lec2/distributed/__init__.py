@@ -7,37 +7,24 @@
   ZeRO-1/2, 3Ψ for ZeRO-3, from the ring algorithms' ``(N-1)/N`` factors in :func:`ring_bytes`).
 - :func:`expected_state_bytes`: what one rank of PyTorch's DDP, ``ZeroRedundancyOptimizer`` (ZeRO-1)
   or FSDP2 (``fully_shard``, ZeRO-3) holds, to the byte, for an fp32 Adam model of given shapes.
-- :func:`count_collectives` and :func:`local_tensor_bytes`: what the ranks measure about themselves.
+- :mod:`~cs336_lec2.distributed.measure` (torch): :func:`~cs336_lec2.distributed.measure.count_collectives`
+  and :func:`~cs336_lec2.distributed.measure.local_tensor_bytes`, what the ranks measure about themselves.
 - :mod:`~cs336_lec2.distributed.cluster`: how long those bytes take on real interconnects (NVLink,
   InfiniBand node egress, at the rates NCCL achieves), each call by NCCL's fastest algorithm
   (:mod:`~cs336_lec2.distributed.nccl`: NCCL's tuning table, the published nccl-tests points).
 
-The formulas live here; the process plumbing that measures them sits beside them in the subpackage:
+The formulas live here, without torch; the process plumbing that measures them sits beside them in the subpackage:
 :mod:`~cs336_lec2.distributed.launcher` starts the ranks, each running :mod:`~cs336_lec2.distributed.worker`.
 """
 
 from __future__ import annotations
 
-import contextlib
-import functools
 import math
-from collections import Counter
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import Any
-
-import torch
-import torch.distributed as dist
 
 from ..checks import check_bool, check_choice, check_int, check_real
-from ..memory import tensor_bytes
-
-try:  # FSDP2, public API since torch 2.6 (https://docs.pytorch.org/docs/stable/distributed.fsdp.fully_shard.html).
-    # Torch 2.4-2.5 had a prototype under torch.distributed._composable.fsdp; it is not used here.
-    from torch.distributed.fsdp import fully_shard
-except ImportError:  # pragma: no cover - depends on the installed torch
-    fully_shard = None
 
 MAX_BITS = 512  # parameter counts beyond 2**512 are refused: bytes must stay within a float (~2**1024)
 STAGES = ("dp", "zero1", "zero2", "zero3")
@@ -153,7 +140,7 @@ def fsdp_shard_numel(shape: Sequence[int], world_size: int, rank: int, *, padded
     if r >= n:
         raise ValueError(f"rank must be < world_size={n}, got {r}")
     padded = check_bool("padded", padded)  # "False" is true to Python
-    if isinstance(shape, (str, bytes)) or not isinstance(shape, Sequence | torch.Size):
+    if isinstance(shape, (str, bytes)) or not isinstance(shape, Sequence):
         raise TypeError(f"shape must be a sequence of dimensions, got {type(shape).__name__} {shape!r}")
     dims = [check_int("shape", d, minimum=0) for d in shape]
     if not dims:
@@ -195,71 +182,3 @@ def _checked(strategy: str, shapes: Sequence[Sequence[int]], world_size: int, ra
                zip(("bytes_per_value", "optimizer_states", "step_bytes"), sizes, (1, 0, 0), strict=True))
     numels = [math.prod(check_int("shapes", d, minimum=0) for d in shape) for shape in shapes]
     return strategy, n, b, k, s, numels
-
-
-def _local(t: torch.Tensor) -> torch.Tensor:
-    to_local = getattr(t, "to_local", None)  # a DTensor (FSDP2's sharded parameters): its local shard
-    return to_local() if callable(to_local) else t
-
-
-def local_tensor_bytes(tensors: Iterable[torch.Tensor]) -> int:
-    """Bytes of the storages behind ``tensors`` on THIS rank, each once; a DTensor counts its local shard."""
-    return tensor_bytes(_local(t) for t in tensors)
-
-
-# torch.distributed functions and the argument whose size is the collective's full ("payload") buffer.
-_COUNTED = {
-    "all_reduce": ("all_reduce", 0), "broadcast": ("broadcast", 0),
-    "all_gather_into_tensor": ("all_gather", 0), "all_gather_single": ("all_gather", 0),
-    "reduce_scatter_tensor": ("reduce_scatter", 1), "reduce_scatter_single": ("reduce_scatter", 1),
-}
-
-
-class CollectiveCounter:
-    """Bytes passed to ``torch.distributed`` collectives, by kind: :attr:`payload_bytes`, :attr:`calls`."""
-
-    def __init__(self) -> None:
-        self.payload_bytes: Counter[str] = Counter()
-        self.calls: Counter[str] = Counter()
-        self._depth = 0
-
-
-@contextlib.contextmanager
-def count_collectives() -> Iterator[CollectiveCounter]:
-    """Count the collectives called through ``torch.distributed`` inside the block (outermost calls only).
-
-    The payload is the full buffer: the tensor of an all-reduce or broadcast, the OUTPUT of an
-    all-gather, the INPUT of a reduce-scatter. Calls made from C++ (DDP's default hook) are not
-    seen; give DDP a comm hook that calls ``dist.all_reduce``.
-    """
-    counter = CollectiveCounter()
-    originals = {name: getattr(dist, name) for name in _COUNTED if hasattr(dist, name)}
-
-    def wrap(name: str, fn: Callable[..., Any]) -> Callable[..., Any]:
-        kind, position = _COUNTED[name]
-        @functools.wraps(fn)
-        def counted(*args: Any, **kwargs: Any) -> Any:
-            if counter._depth == 0:
-                if position < len(args):
-                    buffer = args[position]
-                else:  # keyword call: the tensor argument this collective's payload is
-                    names = {"all_reduce": "tensor", "broadcast": "tensor", "all_gather": "output_tensor",
-                             "reduce_scatter": "input"}
-                    buffer = kwargs[names[kind]]
-                counter.payload_bytes[kind] += buffer.numel() * buffer.element_size()
-                counter.calls[kind] += 1
-            counter._depth += 1
-            try:
-                return fn(*args, **kwargs)
-            finally:
-                counter._depth -= 1
-
-        return counted
-
-    for name, fn in originals.items():
-        setattr(dist, name, wrap(name, fn))
-    try:
-        yield counter
-    finally:
-        for name, fn in originals.items():
-            setattr(dist, name, fn)

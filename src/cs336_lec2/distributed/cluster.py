@@ -15,92 +15,20 @@ NVLS (the NVSwitch reduces, one whole node, all-reduce) runs at its own measured
 one all-reduce per gradient bucket: the first 1 MiB, then 25 MiB each (PyTorch's
 ``torch/csrc/distributed/c10d/reducer.hpp``: ``kDefaultFirstBucketBytes = 1024 * 1024``,
 ``kDefaultBucketBytesCap = 25 * 1024 * 1024``). :data:`~cs336_lec2.distributed.nccl.NCCL_TESTS`
-holds the published nccl-tests points the model is tested against.
+holds the published nccl-tests points the model is tested against. The links themselves (datasheet
+and achieved rates, with their sources) and the node of each card are facts of :mod:`cs336_lec2.catalog`.
 """
 
 from __future__ import annotations
 
 import math
-from dataclasses import asdict, dataclass
+from dataclasses import asdict
 
+from ..catalog import CLUSTERS, DDP_BUCKET_BYTES, DDP_FIRST_BUCKET_BYTES, H100_CLUSTER, Cluster
 from ..checks import check_choice, check_int, check_positive_real, check_real
 from . import COLLECTIVES, STAGES, ring_bytes
 from .nccl import ALGORITHMS, algorithm_seconds, fastest
 from .nccl import page_table as nccl_table
-
-# NVIDIA H100 datasheet (https://www.nvidia.com/en-us/data-center/h100/): H100 SXM, NVLink 900 GB/s per
-# GPU, both directions together. A ring sends one way on each link, so the figure that bounds it is half.
-NVLINK_H100_SXM = 900e9 / 2
-# NVIDIA ConnectX-7 user manual (https://docs.nvidia.com/networking/display/ConnectX7VPI/Introduction):
-# one NDR InfiniBand port, 400 Gb/s = 50 GB/s each way.
-CONNECTX7_NDR = 400e9 / 8
-# NVIDIA DGX H100 user guide (https://docs.nvidia.com/dgx/dgxh100-user-guide/introduction-to-dgxh100.html):
-# 8 H100 SXM GPUs and, for the compute fabric, 8 single-port ConnectX-7 (one NIC per GPU).
-DGX_H100_GPUS = 8
-DGX_H100_NICS = 8
-# What NCCL gets from them. NCCL's topology model (github.com/NVIDIA/nccl src/graph/topo.h): SM90_NVLINK_BW
-# = 20.6 GB/s per NVLink 4 link, 18 links per H100 / H200 ("450GB/s is the line rate. With the protocol
-# overhead (~20%) NCCL can get an effective NVLink bandwidth of 370GB/s": NVIDIA/nccl-tests issue 212).
-NVLINK_H100_NCCL = 20.6e9 * 18
-# NVIDIA/nccl-tests issue 290, NCCL's maintainers: "For NDR @ 400Gbps you should see 46-48GB/s per NIC".
-NDR_NCCL = 47e9
-# NVLS all-reduce on 8 H100s: "a peak busBw of ~480GB/s (algbw ~275GB/s)" (nccl-tests issue 212; 480.70
-# measured on 8 H200s, NCCL_TESTS S1). As a payload rate: busbw / (2 (N-1)/N).
-NVLS_H100 = 480e9 * 8 / 14
-# torch.nn.parallel.DistributedDataParallel: the first bucket 1 MiB, then bucket_cap_mb=25 (reducer.hpp).
-DDP_FIRST_BUCKET_BYTES = 2**20
-DDP_BUCKET_BYTES = 25 * 2**20
-
-
-@dataclass(frozen=True)
-class Cluster:
-    """Nodes of ``gpus_per_node`` GPUs joined by NVLink inside, ``nics_per_node`` NICs between.
-
-    ``nvlink`` and ``nic``: the bus bandwidth NCCL achieves on each, bytes/s one way. ``nvls``: the
-    NVLS all-reduce's payload rate on one whole node (0: no NVLink SHARP). ``latency``: scales NCCL's
-    latency table (1: as tuned; 0: bandwidth alone).
-    """
-
-    gpus_per_node: int = DGX_H100_GPUS
-    nvlink: float = NVLINK_H100_NCCL  # one direction, per GPU
-    nics_per_node: int = DGX_H100_NICS
-    nic: float = NDR_NCCL  # one direction, per NIC
-    nvls: float = NVLS_H100
-    latency: float = 1.0
-
-    def __post_init__(self) -> None:
-        check_int("gpus_per_node", self.gpus_per_node, minimum=1)
-        check_int("nics_per_node", self.nics_per_node, minimum=1)
-        for name in ("nvlink", "nic"):
-            check_positive_real(name, getattr(self, name))
-        for name in ("nvls", "latency"):  # 0 allowed; False never (issue 31.7)
-            check_real(name, getattr(self, name), minimum=0)
-
-    @property
-    def node_egress(self) -> float:
-        """Bytes/s one node sends to the others, one direction: all its NICs together."""
-        return self.nics_per_node * self.nic
-
-
-H100_CLUSTER = Cluster()  # DGX H100 nodes on NDR InfiniBand, as NCCL achieves them
-# The datasheet's links, no NVLS: the model before issue 29 (ring bandwidth at line rate).
-H100_DATASHEET = Cluster(nvlink=NVLINK_H100_SXM, nic=CONNECTX7_NDR, nvls=0.0)
-
-# NVIDIA DGX A100 (https://developer.nvidia.com/blog/defining-ai-innovation-with-dgx-a100/): 8 A100 SXM
-# GPUs, NVSwitch (600 GB/s both directions: 12 NVLink 3 links), 8 single-port ConnectX-6 200 Gb/s HDR NICs.
-# NCCL: SM80_NVLINK_BW = 20.0 GB/s x 12 links; the NICs at NDR's 47/50 of line rate (assumed); no NVLS.
-A100_CLUSTER = Cluster(nvlink=20.0e9 * 12, nic=200e9 / 8 * NDR_NCCL / CONNECTX7_NDR, nvls=0.0)
-# NVIDIA DGX B200 user guide (https://docs.nvidia.com/dgx/dgxb200-user-guide/introduction-to-dgxb200.html):
-# 8 B200 GPUs, fifth-generation NVSwitch (18 NVLink 5 links, 1.8 TB/s per GPU both directions), 8 ConnectX-7
-# up to 400 Gb/s. NCCL: SM100_NVLINK_BW = 40.1 GB/s per link. NVLS: 845.67 GB/s busbw at 16 GiB on one
-# 8x B200 node (stas00/ml-engineering network/README.md, all_reduce_bench.py, NCCL 2.27.7).
-B200_CLUSTER = Cluster(nvlink=40.1e9 * 18, nic=NDR_NCCL, nvls=845.67e9 * 8 / 14)
-# The node each card is built into, by the accelerator table's key: DGX H200 is DGX H100's network
-# with H200 GPUs (NVLink 900 GB/s, 8 ConnectX-7; DGX H200 user guide). Cards without an 8-GPU
-# NVSwitch node (PCIe, NVL pairs, consumer cards, V100's hybrid cube mesh) have none here.
-CLUSTERS = {"a100-sxm-40gb": ("DGX A100", A100_CLUSTER), "a100-sxm-80gb": ("DGX A100", A100_CLUSTER),
-            "h100-sxm": ("DGX H100", H100_CLUSTER), "h200": ("DGX H200", H100_CLUSTER),
-            "b200": ("DGX B200", B200_CLUSTER)}
 
 
 def _check_world(world_size: int, cluster: Cluster) -> tuple[int, int]:

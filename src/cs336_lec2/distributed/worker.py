@@ -32,10 +32,12 @@ from torch import nn
 
 
 def build_model(model_spec: dict[str, Any]) -> nn.Module:
-    """The model a spec names: ``{"name": "Cruncher", "kwargs": {...}}`` from :mod:`cs336_lec2.models`."""
-    from .. import models
+    """The model a spec names: ``{"name": "Cruncher", "kwargs": {...}}`` from :mod:`cs336_lec2.models`
+    (``"TransformerLM"``: :mod:`cs336_lec2.transformer_model`)."""
+    from .. import models, transformer_model
 
-    return getattr(models, model_spec["name"])(**model_spec["kwargs"])
+    module = transformer_model if model_spec["name"] == "TransformerLM" else models
+    return getattr(module, model_spec["name"])(**model_spec["kwargs"])
 
 
 def make_batches(spec: dict[str, Any]) -> list[tuple[torch.Tensor, torch.Tensor]]:
@@ -161,7 +163,7 @@ def _wrap_ddp(model: nn.Module, world: int, device: torch.device) -> nn.Module:
 def _setup(run: str, model: nn.Module, world: int, device: torch.device, lr: float) -> tuple[nn.Module, Any]:
     """The model as ``run`` trains it and its optimizer."""
     if run in FSDP2_OPTIONS:
-        from . import fully_shard
+        from .measure import fully_shard
 
         if fully_shard is None:
             raise RuntimeError(f"this torch ({torch.__version__}) has no torch.distributed.fsdp.fully_shard (2.6+)")
@@ -203,7 +205,7 @@ def _unsharded_peak(model: nn.Module) -> Iterator[list[int]]:
 
 def _train(run: str, spec: dict[str, Any], rank: int, world: int, device: torch.device) -> dict[str, Any]:
     from ..memory import optimizer_state_tensors
-    from . import count_collectives, local_tensor_bytes
+    from .measure import count_collectives, local_tensor_bytes
 
     if run not in RUNS:
         raise ValueError(f"strategy must be one of {RUNS}, got {run!r}")

@@ -21,7 +21,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from .checks import check_bool, check_choice, check_int, check_positive_real, check_real
-from .lm import RECOMPUTE, TransformerConfig
+from .config import RECOMPUTE, TransformerConfig
 
 
 def _config(config: object) -> TransformerConfig:
@@ -190,78 +190,3 @@ def seq_len_for_attention_share(config: TransformerConfig, share: float) -> floa
     if not 0 < check_real("share", share) < 1:
         raise ValueError(f"share must be a number strictly between 0 and 1, got {share!r}")
     return float(share) * matmul_parameters(c) / (2 * (1 - float(share)) * c.num_layers * c.q_dim)
-
-
-@dataclass(frozen=True)
-class PublishedModel:
-    """A released model: its config (architecture included), the size its authors state, the sources.
-
-    ``released_params`` is the number of values in the released checkpoint (None where not known);
-    :func:`parameter_count` of the config must equal it (a test checks).
-    """
-
-    name: str
-    config: TransformerConfig
-    reported_params: str  # as the paper or model card states it
-    source: str
-    released_params: int | None = None
-
-    def parameters(self) -> ParameterCount:
-        """:func:`parameter_count` of this configuration."""
-        return parameter_count(self.config)
-
-
-_GPT2 = (
-    "Radford et al. 2019, 'Language Models are Unsupervised Multitask Learners', table 2 (layers, "
-    "d_model, reported size); the released config.json of openai-community/gpt2(-medium, -large, -xl) "
-    "(n_head, n_ctx 1024, vocabulary 50,257, d_ff = 4·d, tied embeddings, biases)"
-)
-_LLAMA2 = (
-    "Touvron et al. 2023, 'Llama 2: Open Foundation and Fine-Tuned Chat Models', table 1 (context 4k, "
-    "GQA for 70B) and section 2.2 (RMSNorm, SwiGLU, rotary embeddings); dim, layers, heads, KV heads, "
-    "vocabulary 32,000 and the FFN rule (multiple_of, ffn_dim_multiplier) from the params.json "
-    "released with the weights; untied, no biases"
-)
-_LLAMA3 = (
-    "Meta Llama 3 model card and the released config.json of meta-llama/Meta-Llama-3-8B (vocab_size "
-    "128256, hidden_size 4096, intermediate_size 14336, 32 layers, 32 heads, 8 KV heads, "
-    "max_position_embeddings 8192, tie_word_embeddings false, RMSNorm, RoPE; no biases)"
-)
-_LLAMA = {"gated_mlp": True, "norm": "rmsnorm", "positions": "rope"}
-_GEMMA = (
-    "Gemma Team 2024, 'Gemma: Open Models Based on Gemini Research and Technology', table 1 (d_model 3072, "
-    "28 layers, 16 heads of size 256, 16 KV heads, context 8192) and table 2 (7,751,248,896 non-embedding "
-    "parameters); transformers' GemmaConfig defaults (google/gemma-7b: vocab_size 256000, intermediate_size "
-    "24576, head_dim 256, tie_word_embeddings true, RMSNorm, RoPE, GeGLU: a gated MLP of three matrices, "
-    "counted as SwiGLU's; no biases); released size 8,537,680,896 (keras-hub's gemma_7b_en preset)"
-)
-GEMMA_7B = TransformerConfig(256_000, 8192, 28, 3072, 16, 24_576, True, num_kv_heads=16, head_size=256, **_LLAMA)
-
-
-def _gpt2(name: str, layers: int, d: int, heads: int, reported: str, released: int) -> PublishedModel:
-    # dropout: the released config.json's attn_pdrop = resid_pdrop = embd_pdrop = 0.1
-    config = TransformerConfig(50257, 1024, layers, d, heads, 4 * d, tied_embeddings=True, bias=True, dropout=0.1)
-    return PublishedModel(name, config, reported, _GPT2, released)
-
-
-def _llama(name: str, sizes: tuple[int, ...], kv: int, reported: str, source: str, released: int) -> PublishedModel:
-    vocab, context, layers, d, heads, d_ff = sizes
-    config = TransformerConfig(vocab, context, layers, d, heads, d_ff, num_kv_heads=kv, **_LLAMA)
-    return PublishedModel(name, config, reported, source, released)
-
-
-PUBLISHED: dict[str, PublishedModel] = {
-    m.name: m
-    for m in (
-        # the number of values in the released checkpoints (Hugging Face's num_parameters())
-        _gpt2("GPT-2 small", 12, 768, 12, "117M", 124_439_808),
-        _gpt2("GPT-2 medium", 24, 1024, 16, "345M", 354_823_168),
-        _gpt2("GPT-2 large", 36, 1280, 20, "762M", 774_030_080),
-        _gpt2("GPT-2 XL", 48, 1600, 25, "1542M", 1_557_611_200),
-        _llama("Llama 2 7B", (32000, 4096, 32, 4096, 32, 11008), 32, "7B", _LLAMA2, 6_738_415_616),
-        _llama("Llama 2 13B", (32000, 4096, 40, 5120, 40, 13824), 40, "13B", _LLAMA2, 13_015_864_320),
-        _llama("Llama 2 70B", (32000, 4096, 80, 8192, 64, 28672), 8, "70B", _LLAMA2, 68_976_648_192),
-        _llama("Llama 3 8B", (128256, 8192, 32, 4096, 32, 14336), 8, "8B", _LLAMA3, 8_030_261_248),
-        PublishedModel("Gemma 7B", GEMMA_7B, "7B", _GEMMA, 8_537_680_896),
-    )
-}

@@ -1,4 +1,4 @@
-"""The counts of cs336_lec2.transformer against TransformerLM, FlopCounterMode, an independent model and papers."""
+"""cs336_lec2.transformer_accounting's counts against TransformerLM, FlopCounterMode, a second model, papers."""
 
 from __future__ import annotations
 
@@ -10,10 +10,11 @@ import torch.nn.functional as F
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from cs336_lec2.catalog import PUBLISHED
+from cs336_lec2.config import TransformerConfig
 from cs336_lec2.flops import count_flops
-from cs336_lec2.models import TransformerConfig, TransformerLM, num_parameters
-from cs336_lec2.transformer import (
-    PUBLISHED,
+from cs336_lec2.models import num_parameters
+from cs336_lec2.transformer_accounting import (
     approx_parameters,
     attention_flop_share,
     attention_flops_per_token,
@@ -26,6 +27,7 @@ from cs336_lec2.transformer import (
     seq_len_for_attention_share,
     training_flops_per_token,
 )
+from cs336_lec2.transformer_model import TransformerLM
 
 
 @st.composite

@@ -1,110 +1,78 @@
-"""The decoder-only Transformer that chapters 13 and 14 account for, described by ONE config.
+"""The decoder-only Transformer of chapters 13 and 14 as a ``torch.nn`` model, in one module, as nanoGPT's ``model.py``.
 
-:class:`TransformerConfig` holds the sizes AND the architecture: grouped-query attention
-(``num_kv_heads``), the head size, a gated SwiGLU MLP (``gated_mlp``), tied embeddings, biases, the norm
-(``"layernorm"`` or ``"rmsnorm"``) and the positions (``"learned"`` or ``"rope"``). The model
-(:class:`TransformerLM`) and every count of :mod:`cs336_lec2.transformer` read it, so no count can
-describe a model other than the one built. GPT-2 is the defaults plus ``tied_embeddings=True,
-bias=True`` (and ``dropout=0.1`` as released); Llama is ``gated_mlp=True, norm="rmsnorm",
-positions="rope"`` (and ``num_kv_heads``), no dropout. Plain ``torch.nn``: every saved tensor and FLOP
-has a formula. The small blocks (norms, rotary tables, dropout) live in :mod:`cs336_lec2.layers`.
-Re-exported by ``models``.
+:class:`TransformerLM` builds the model that a :class:`~cs336_lec2.config.TransformerConfig` describes:
+grouped-query attention, a GELU or gated (SwiGLU) MLP, LayerNorm or RMSNorm, learned or rotary
+positions, tied embeddings, biases and dropout. Its small parts are here too: :func:`dropout` (a
+1-byte mask on every device), :class:`RMSNorm`, :func:`rotary_tables` and :func:`apply_rotary`. Plain
+``torch.nn``: every saved tensor and FLOP has a formula, in :mod:`cs336_lec2.transformer_accounting`
+(parameters, FLOPs) and :mod:`cs336_lec2.activations` (saved bytes), which read the same config and
+need no torch.
 """
 
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
-from typing import Literal
+from typing import TypeVar
 
 import torch
 import torch.nn.functional as F
 from torch import nn
 from torch.utils.checkpoint import checkpoint
 
-from .checks import check_bool, check_buildable, check_choice, check_int, check_real, check_token_ids
+from .checks import MAX_PARAMETERS, check_token_ids
+from .config import ATTENTION_IMPLS, RECOMPUTE, AttentionImpl, Norm, Positions, Recompute, TransformerConfig
 from .device import check_device, check_dtype
-from .layers import RMSNorm, apply_rotary, dropout, make_norm, rotary_tables  # noqa: F401  (re-exported)
-
-AttentionImpl = Literal["math", "sdpa"]
-ATTENTION_IMPLS: tuple[str, ...] = ("math", "sdpa")
-NORMS: tuple[str, ...] = ("layernorm", "rmsnorm")
-POSITIONS: tuple[str, ...] = ("learned", "rope")
-RECOMPUTE: tuple[str, ...] = ("none", "selective", "full")
+from .transformer_accounting import parameter_count
 
 
-@dataclass(frozen=True)
-class TransformerConfig:
-    """A decoder-only Transformer: its sizes and its architecture, read by the model and every count.
+def dropout(x: torch.Tensor, p: float, training: bool) -> torch.Tensor:
+    """Zero each value of ``x`` with probability ``p`` and scale the rest by ``1/(1-p)``, when training.
 
-    Sizes: ``vocab_size`` V, ``context_length`` (the longest sequence), ``num_layers`` L,
-    ``d_model`` d, ``num_heads`` H (``d_model`` a multiple of it), ``d_ff`` (the MLP's hidden width).
-    Architecture (keyword-only after ``bias``):
-
-    - ``tied_embeddings``: the LM head reuses the token embedding matrix (GPT-2).
-    - ``bias``: biases in every Linear (not the head) and LayerNorm (GPT-2); RMSNorm has none.
-    - ``num_kv_heads``: grouped-query attention, K and V with this many heads (it divides H); the
-      default None means H (multi-head attention) and is stored as H.
-    - ``head_size``: a head's width, None = ``d_model / num_heads`` (Gemma 7B: d = 3,072, 16 heads of 256).
-    - ``gated_mlp``: SwiGLU, ``down(silu(x·W_gate) * (x·W_up))``, three ``d × d_ff`` matrices (Llama).
-    - ``norm``: ``"layernorm"`` (GPT-2) or ``"rmsnorm"`` (Llama; a weight, no mean, no bias).
-    - ``positions``: ``"learned"`` (a ``context_length × d`` embedding) or ``"rope"`` (rotary, no
-      parameters; needs an even head dimension).
-    - ``dropout``: the probability ``p`` in ``[0, 1)`` of GPT-2's and Megatron's four dropouts, in
-      training: on the attention probabilities, after the attention's output projection, after the
-      MLP and on the embeddings (GPT-2's released config: ``attn_pdrop = resid_pdrop = embd_pdrop =
-      0.1``). Each keeps a 1-byte mask for backward (:func:`cs336_lec2.layers.dropout`).
+    ``torch.native_dropout`` keeps a ``bool`` mask (1 byte a value) for the backward pass on the CPU
+    and on a GPU alike; ``F.dropout`` on the CPU keeps a float tensor of scales instead (4 bytes a
+    value in fp32), while on a GPU it calls the same ``native_dropout``. ``p = 0`` or evaluation
+    returns ``x`` itself and keeps nothing.
     """
+    if not training or p == 0:
+        return x
+    return torch.native_dropout(x, p, True)[0]
 
-    vocab_size: int
-    context_length: int
-    num_layers: int
-    d_model: int
-    num_heads: int
-    d_ff: int
-    tied_embeddings: bool = False
-    bias: bool = False
-    num_kv_heads: int | None = field(default=None, kw_only=True)
-    head_size: int | None = field(default=None, kw_only=True)
-    gated_mlp: bool = field(default=False, kw_only=True)
-    norm: str = field(default="layernorm", kw_only=True)
-    positions: str = field(default="learned", kw_only=True)
-    dropout: float = field(default=0.0, kw_only=True)
 
-    def __post_init__(self) -> None:
-        for name in ("vocab_size", "context_length", "num_layers", "d_model", "num_heads", "d_ff"):
-            check_int(name, getattr(self, name), minimum=1)
-        for name in ("tied_embeddings", "bias", "gated_mlp"):
-            check_bool(name, getattr(self, name))
-        check_choice("norm", self.norm, NORMS)
-        check_choice("positions", self.positions, POSITIONS)
-        if not check_real("dropout", self.dropout, minimum=0.0) < 1:
-            raise ValueError(f"dropout must be a probability in [0, 1), got {self.dropout!r}")
-        object.__setattr__(self, "dropout", float(self.dropout))
-        if self.head_size is None and self.d_model % (h := self.num_heads):
-            raise ValueError(f"d_model must be a multiple of num_heads={h} (or set head_size), got {self.d_model}")
-        self.head_size is None or check_int("head_size", self.head_size, minimum=1)  # None: d_model / num_heads
-        kv = self.num_heads if self.num_kv_heads is None else check_int("num_kv_heads", self.num_kv_heads, minimum=1)
-        if self.num_heads % kv:
-            raise ValueError(f"num_kv_heads must divide num_heads={self.num_heads}, got {kv}")
-        object.__setattr__(self, "num_kv_heads", kv)
-        if self.positions == "rope" and self.head_dim % 2:
-            raise ValueError(f"positions='rope' needs an even head dimension, got head_dim={self.head_dim}")
+class RMSNorm(nn.Module):
+    """``x / sqrt(mean(x²) + eps) · weight`` over the last dimension (Zhang & Sennrich 2019; Llama)."""
 
-    @property
-    def head_dim(self) -> int:
-        """The width of one attention head: ``head_size``, or ``d_model // num_heads`` when it is None."""
-        return self.d_model // self.num_heads if self.head_size is None else self.head_size
+    def __init__(self, dim: int, eps: float = 1e-5) -> None:
+        super().__init__()
+        self.eps = eps
+        self.weight = nn.Parameter(torch.ones(dim))
 
-    @property
-    def q_dim(self) -> int:
-        """Width of the Q projection and of the attention output: ``num_heads · head_dim`` (``d`` unless set)."""
-        return self.num_heads * self.head_dim
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        """``(..., d)`` -> ``(..., d)``; autograd keeps x, the normalised x and 1/rms per token."""
+        return x * torch.rsqrt(x.pow(2).mean(-1, keepdim=True) + self.eps) * self.weight
 
-    @property
-    def kv_dim(self) -> int:
-        """Width of the K (and of the V) projection: ``num_kv_heads · head_dim`` (``d`` without GQA)."""
-        return int(self.num_kv_heads) * self.head_dim  # type: ignore[arg-type]
+
+def make_norm(config: TransformerConfig) -> nn.Module:
+    """The config's norm of width d: ``nn.LayerNorm`` (bias as configured) or :class:`RMSNorm`."""
+    if config.norm == "rmsnorm":
+        return RMSNorm(config.d_model)
+    return nn.LayerNorm(config.d_model, bias=config.bias)
+
+
+def rotary_tables(context_length: int, head_dim: int, base: float = 10000.0) -> tuple[torch.Tensor, torch.Tensor]:
+    """cos and sin of RoPE's angles ``t·base^(-2i/head_dim)`` (Su et al. 2021), each ``(context_length, head_dim)``.
+
+    ``head_dim`` is even (RoPE rotates pairs of dimensions): the config checks it.
+    """
+    inv = base ** (-torch.arange(0, head_dim, 2, dtype=torch.float64) / head_dim)
+    angles = torch.outer(torch.arange(context_length, dtype=torch.float64), inv)
+    angles = torch.cat([angles, angles], dim=-1)
+    return angles.cos().float(), angles.sin().float()
+
+
+def apply_rotary(x: torch.Tensor, cos: torch.Tensor, sin: torch.Tensor) -> torch.Tensor:
+    """Rotate pairs ``(x_i, x_{i+D/2})`` of ``x`` (..., T, D) by the angles of positions 0..T-1."""
+    x1, x2 = x.chunk(2, dim=-1)
+    return x * cos + torch.cat([-x2, x1], dim=-1) * sin
 
 
 class CausalSelfAttention(nn.Module):
@@ -121,7 +89,7 @@ class CausalSelfAttention(nn.Module):
     def __init__(self, config: TransformerConfig, *, attention: AttentionImpl = "math") -> None:
         super().__init__()
         self.num_heads, self.num_kv_heads, self.head_dim = config.num_heads, config.num_kv_heads, config.head_dim
-        self.attention = check_choice("attention", attention, ATTENTION_IMPLS)
+        self.attention = _choice("attention", attention, ATTENTION_IMPLS)
         self.recompute_core, self.p = False, config.dropout
         d, q, kv = config.d_model, config.q_dim, config.kv_dim
         self.split = (q, kv, kv)
@@ -218,23 +186,27 @@ class TransformerLM(nn.Module):
         *,
         tied_embeddings: bool = False, bias: bool = False,
         num_kv_heads: int | None = None, head_size: int | None = None,
-        gated_mlp: bool = False, norm: str = "layernorm", positions: str = "learned", dropout: float = 0.0,
+        gated_mlp: bool = False, norm: Norm = "layernorm", positions: Positions = "learned", dropout: float = 0.0,
         attention: AttentionImpl = "math",
         device: str | torch.device | None = None, dtype: torch.dtype | None = None,
     ) -> None:
         super().__init__()
         self.config = config = TransformerConfig(
-            vocab_size, context_length, num_layers, d_model, num_heads, d_ff, tied_embeddings, bias,
-            num_kv_heads=num_kv_heads, head_size=head_size, gated_mlp=gated_mlp, norm=norm, positions=positions,
-            dropout=dropout,
+            vocab_size=vocab_size, context_length=context_length, num_layers=num_layers, d_model=d_model,
+            num_heads=num_heads, d_ff=d_ff, tied_embeddings=tied_embeddings, bias=bias, num_kv_heads=num_kv_heads,
+            head_size=head_size, gated_mlp=gated_mlp, norm=norm, positions=positions, dropout=dropout,
         )
-        check_buildable(config)  # before any layer is allocated
+        if (values := parameter_count(config).total) > MAX_PARAMETERS:  # before any layer is allocated
+            raise ValueError(f"a model with num_layers={num_layers}, d_model={d_model}, vocab_size={vocab_size} "
+                             f"would hold about 2**{values.bit_length() - 1} parameters, more than the "
+                             f"{MAX_PARAMETERS:.3g} this package builds (a typo? to count a larger model, "
+                             "pass its config to cs336_lec2.transformer_accounting)")
         self.token_embedding = nn.Embedding(vocab_size, d_model)
         self.position_embedding = nn.Embedding(context_length, d_model) if positions == "learned" else None
         self.blocks = nn.ModuleList([TransformerBlock(config, attention=attention) for _ in range(num_layers)])
         self.ln_f = make_norm(config)
         self.lm_head = nn.Linear(d_model, vocab_size, bias=False)
-        self._recompute = "none"
+        self._recompute: Recompute = "none"
         self.apply(self._init_weights)
         self.to(device=None if device is None else check_device("device", device), dtype=check_dtype("dtype", dtype))
         if tied_embeddings:  # tied after the move: a move to another device kind ("meta") would untie them
@@ -243,15 +215,11 @@ class TransformerLM(nn.Module):
     @classmethod
     def from_config(cls, config: TransformerConfig, *, attention: AttentionImpl = "math",
                     device: str | torch.device | None = None, dtype: torch.dtype | None = None) -> TransformerLM:
-        """The model a :class:`TransformerConfig` describes."""
-        if not isinstance(config, TransformerConfig):
+        """The model a :class:`~cs336_lec2.config.TransformerConfig` describes."""
+        if not isinstance(config, TransformerConfig):  # a dict of sizes is the common slip
             raise TypeError(f"config must be a TransformerConfig, got {type(config).__name__}")
-        c = config
-        sizes = (c.vocab_size, c.context_length, c.num_layers, c.d_model, c.num_heads, c.d_ff)
-        arch = {"tied_embeddings": c.tied_embeddings, "bias": c.bias, "num_kv_heads": c.num_kv_heads,
-                "head_size": c.head_size, "gated_mlp": c.gated_mlp, "norm": c.norm, "positions": c.positions,
-                "dropout": c.dropout}
-        return cls(*sizes, **arch, attention=attention, device=device, dtype=dtype)
+        fields = {name: getattr(config, name) for name in config.__dataclass_fields__}
+        return cls(**fields, attention=attention, device=device, dtype=dtype)
 
     @staticmethod
     def _init_weights(module: nn.Module) -> None:
@@ -261,18 +229,18 @@ class TransformerLM(nn.Module):
             nn.init.zeros_(module.bias)
 
     @property
-    def attention(self) -> str:
+    def attention(self) -> AttentionImpl:
         """The attention implementation of every block, ``"math"`` or ``"sdpa"``."""
         return self.blocks[0].attn.attention if len(self.blocks) else "math"
 
     @attention.setter
     def attention(self, value: AttentionImpl) -> None:
-        value = check_choice("attention", value, ATTENTION_IMPLS)  # type: ignore[assignment]
+        value = _choice("attention", value, ATTENTION_IMPLS)
         for block in self.blocks:
             block.attn.attention = value
 
     @property
-    def recompute(self) -> str:
+    def recompute(self) -> Recompute:
         """Activation recomputation: ``"none"``, ``"selective"`` or ``"full"``.
 
         ``"full"`` runs every block under non-reentrant ``torch.utils.checkpoint`` (only block inputs
@@ -282,8 +250,8 @@ class TransformerLM(nn.Module):
         return self._recompute
 
     @recompute.setter
-    def recompute(self, value: str) -> None:
-        self._recompute = check_choice("recompute", value, RECOMPUTE)
+    def recompute(self, value: Recompute) -> None:
+        self._recompute: Recompute = _choice("recompute", value, RECOMPUTE)
         for block in self.blocks:
             block.attn.recompute_core = value == "selective"
 
@@ -294,7 +262,9 @@ class TransformerLM(nn.Module):
 
     @checkpointing.setter
     def checkpointing(self, value: bool) -> None:
-        self.recompute = "full" if check_bool("checkpointing", value) else "none"
+        if not isinstance(value, bool):  # the string "False" is true to Python
+            raise TypeError(f"checkpointing must be True or False, got {type(value).__name__} {value!r}")
+        self.recompute = "full" if value else "none"
 
     def forward(self, idx: torch.Tensor) -> torch.Tensor:
         """Token ids ``idx`` (integers, shape ``(B, T)``, ``T <= context_length``) -> logits ``(B, T, V)``."""
@@ -302,8 +272,8 @@ class TransformerLM(nn.Module):
             raise TypeError(f"idx must be a torch.Tensor of token ids, got {type(idx).__name__}")
         if idx.dtype not in (torch.int64, torch.int32) or idx.dim() != 2:
             raise ValueError(f"idx must be an int64/int32 tensor of shape (B, T), got {idx.dtype} {tuple(idx.shape)}")
-        t = idx.shape[1]
-        if not 1 <= t <= (limit := self.config.context_length):
+        t, limit = idx.shape[1], self.config.context_length
+        if not 1 <= t <= limit:  # an empty (B, 0) batch too: there is no next token to predict
             raise ValueError(f"idx has sequence length {t}; it must be in 1..context_length={limit}")
         if idx.device.type == "cpu":  # on a GPU min()/max() would wait for the device on every step
             check_token_ids("idx", idx, self.config.vocab_size)
@@ -320,3 +290,13 @@ class TransformerLM(nn.Module):
 
     def extra_repr(self) -> str:
         return repr(self.config).removeprefix("TransformerConfig(").removesuffix(")")
+
+
+_T = TypeVar("_T", bound=str)
+
+
+def _choice(name: str, value: object, allowed: tuple[_T, ...]) -> _T:
+    """``value`` if it is one of ``allowed`` (a setter is a boundary the config does not guard)."""
+    if value not in allowed:
+        raise ValueError(f"{name} must be one of {allowed}, got {value!r}")
+    return allowed[allowed.index(value)]  # type: ignore[arg-type]

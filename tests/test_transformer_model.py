@@ -10,8 +10,9 @@ import torch
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from cs336_lec2.lm import RMSNorm, apply_rotary, check_bool, rotary_tables
-from cs336_lec2.models import TransformerConfig, TransformerLM, num_parameters
+from cs336_lec2.config import TransformerConfig
+from cs336_lec2.models import num_parameters
+from cs336_lec2.transformer_model import RMSNorm, TransformerLM, apply_rotary, rotary_tables
 
 
 def _tiny_lm(**overrides: object) -> TransformerLM:
@@ -256,7 +257,7 @@ def test_recompute_keeps_the_gradient() -> None:
         (dict(positions="alibi"), ValueError, r"positions must be one of \('learned', 'rope'\)"),
         (dict(d_model=12, num_heads=4, positions="rope"), ValueError, "even head dimension"),
         (dict(dropout=1.0), ValueError, r"dropout must be a probability in \[0, 1\), got 1.0"),
-        (dict(dropout=-0.1), ValueError, r"dropout must be a number >= 0"),
+        (dict(dropout=-0.1), ValueError, r"dropout must be a probability in \[0, 1\)"),
         (dict(dropout="0.1"), TypeError, "dropout must be a finite number"),
         (dict(dropout=True), TypeError, "dropout must be a finite number"),
     ],
@@ -274,4 +275,10 @@ def test_recompute_choices_are_checked() -> None:
         model.recompute = "no"
     with pytest.raises(TypeError, match="checkpointing must be True or False"):
         model.checkpointing = "True"  # type: ignore[assignment]
-    assert check_bool("x", False) is False
+
+
+def test_an_empty_sequence_is_refused_by_name() -> None:
+    # (B, 0) token ids once raised UnboundLocalError ('limit'): the walrus sat behind a short-circuit
+    model = _tiny_lm()
+    with pytest.raises(ValueError, match=r"idx has sequence length 0; it must be in 1..context_length=12"):
+        model(torch.zeros(2, 0, dtype=torch.int64))

@@ -1,12 +1,12 @@
-"""The Transformer's building blocks in cs336_lec2.layers: dropout's 1-byte mask (RMSNorm and RoPE: test_lm)."""
+"""The Transformer's dropout (cs336_lec2.transformer_model): its 1-byte mask (RMSNorm, RoPE: test_transformer_model)."""
 
 from __future__ import annotations
 
 import pytest
 import torch
 
-from cs336_lec2.layers import dropout
 from cs336_lec2.memory import SavedTensorsRecorder
+from cs336_lec2.transformer_model import dropout
 
 
 def test_dropout_keeps_a_bool_mask_and_scales_the_rest() -> None:
