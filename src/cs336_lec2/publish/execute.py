@@ -16,10 +16,13 @@ import logging
 import os
 import platform
 import re
+import signal
 import sys
 import tempfile
+import threading
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
@@ -237,6 +240,28 @@ def execute(
     return record
 
 
+@contextmanager
+def _ctrl_c_raises() -> Iterator[None]:
+    """Ctrl-C raises ``KeyboardInterrupt`` wherever it lands, also inside nbclient's event loop.
+
+    With Python's own SIGINT handler in place, asyncio's runner takes Ctrl-C over: it cancels the wait for
+    the running cell, and nbclient reports a cancelled wait as ``DeadKernelError("Kernel died")``, so a
+    Ctrl-C looked like a crash. A handler of our own keeps asyncio's away (it steps in only for Python's).
+    """
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def interrupt(signum: int, frame: object) -> None:
+        raise KeyboardInterrupt
+
+    previous = signal.signal(signal.SIGINT, interrupt)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)
+
+
 def _run_chapters(paths: list[Path], notebooks_dir: Path, out_dir: Path, record: RunRecord,
                   parameters: dict[str, str], *, hide_gpu: bool, in_place: bool, progress: bool,
                   timeout: float, log: Callable[[str], None] | None) -> None:
@@ -254,7 +279,7 @@ def _run_chapters(paths: list[Path], notebooks_dir: Path, out_dir: Path, record:
     old_level = papermill_log.level
     papermill_log.setLevel(logging.CRITICAL)
     try:
-        with log_path.open("w", encoding="utf-8") as log_file:
+        with _ctrl_c_raises(), log_path.open("w", encoding="utf-8") as log_file:
             for path in overall:
                 overall.set_postfix_str(path.stem)
                 target = out_dir / path.name
