@@ -9,7 +9,6 @@ from pathlib import Path
 
 import nbformat
 import pytest
-import yaml
 
 ROOT = Path(__file__).resolve().parent.parent
 CHAPTERS = sorted((ROOT / "notebooks").glob("[0-9][0-9]_*.ipynb"))
@@ -17,7 +16,7 @@ HEADING = re.compile(r"^(#{1,6})\s", re.M)
 CJK = re.compile(r"[\u4e00-\u9fff]")
 MACHINE_PATH = re.compile(r"(/root/|/tmp/|/home/|site-packages|/Users/|[A-Z]:\\\\)")
 ADDRESS = re.compile(r"\b0x[0-9a-fA-F]{6,}\b")
-# The first code cell of every chapter; tools/set_repo_url.py sets its REPO (with _config.yml's).
+# The first code cell of every chapter.
 INSTALL_CELL = """\
 # Installs the helper package where it is missing (Colab); elsewhere it does nothing.
 # Set CS336_LEC2_REPO to install from a mirror, a fork or a local clone (file://...).
@@ -186,13 +185,6 @@ def test_one_parameters_cell_with_device_and_preset(notebook):
     assert re.search(r'^preset = "auto"$', src, re.M)
 
 
-def test_install_cell_points_at_the_configured_repository(notebook):
-    url = yaml.safe_load((ROOT / "_config.yml").read_text(encoding="utf-8"))["repository"]["url"]
-    first_code = next(c for c in notebook.cells if c.cell_type == "code")
-    assert first_code.source.rstrip() == INSTALL_CELL.format(url=url).rstrip()
-    assert "remove-cell" in tags(first_code), "the install cell is for Colab, not for the book's readers"
-
-
 # Cell 0 of the notebook below: hide the installed cs336_lec2 (an editable install's path, or PYTHONPATH),
 # as on Colab, where the package is missing.
 HIDE_PACKAGE = """\
@@ -235,33 +227,6 @@ def test_install_cell_stops_the_notebook_with_one_clear_message(tmp_path):
         assert way in message, way
     assert "During handling" not in str(raised.value)  # one error, not a chain
     assert nb.cells[2].get("execution_count") is None and not nb.cells[2].outputs, "a later cell ran"
-
-
-def test_set_repo_url_changes_the_config_and_every_install_cell(tmp_path):
-    import shutil
-    import subprocess
-    import sys
-
-    shutil.copy2(ROOT / "_config.yml", tmp_path / "_config.yml")
-    shutil.copytree(ROOT / "notebooks", tmp_path / "notebooks", ignore=shutil.ignore_patterns("*.log", "*.json"))
-    tool = [sys.executable, str(ROOT / "tools" / "set_repo_url.py"), "--root", str(tmp_path)]
-    old = yaml.safe_load((ROOT / "_config.yml").read_text(encoding="utf-8"))["repository"]["url"]
-    new = "https://github.com/my-fork/cs336-lec2"
-    done = subprocess.run([*tool, new + "/"], capture_output=True, text=True)
-    assert done.returncode == 0, done.stderr
-    assert f"{old} -> {new}: {1 + len(CHAPTERS)} files changed" in done.stdout
-    config = (tmp_path / "_config.yml").read_text(encoding="utf-8")
-    assert yaml.safe_load(config)["repository"]["url"] == new
-    assert config == (ROOT / "_config.yml").read_text(encoding="utf-8").replace(f"url: {old}", f"url: {new}")
-    for path in CHAPTERS:
-        before = (ROOT / "notebooks" / path.name).read_text(encoding="utf-8")
-        after = (tmp_path / "notebooks" / path.name).read_text(encoding="utf-8")
-        assert after == before.replace(f'REPO = \\"{old}\\"', f'REPO = \\"{new}\\"') != before, path.name
-        first = next(c for c in nbformat.read(tmp_path / "notebooks" / path.name, as_version=4).cells
-                     if c.cell_type == "code")
-        assert first.source.rstrip() == INSTALL_CELL.format(url=new).rstrip()
-    bad = subprocess.run([*tool, "not a url"], capture_output=True, text=True)
-    assert bad.returncode == 2 and "url must look like" in bad.stderr
 
 
 def test_bilingual_pairs(notebook):

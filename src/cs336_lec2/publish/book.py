@@ -41,7 +41,7 @@ from .cache import (
 from .cells import PROMPTS, edition_notebook
 from .execute import RECORD_NAME
 from .guard import BUILD_MARKER, check_owned, fresh_folder
-from .pages import add_run_note, colab_repository, load_run_record, run_note, unreadable, write_colab_copies
+from .pages import add_run_note, edition_links, load_run_record, run_note, unreadable, write_colab_copies
 from .records import load_record
 from .results_page import fill_results_page
 
@@ -109,10 +109,8 @@ def edition_toc(toc_text: str, lang: str) -> str:
 
 
 def _edition_config(root: Path, edition: Edition) -> dict:
-    config = yaml.safe_load((root / "_config.yml").read_text(encoding="utf-8"))
+    config = edition_links(yaml.safe_load((root / "_config.yml").read_text(encoding="utf-8")), edition.code)
     config["title"] = edition.title
-    config["repository"] = colab_repository(config, edition.code)  # the Colab button: one language
-    config.pop("colab_branch", None)
     sphinx = config.setdefault("sphinx", {})
     extensions = sphinx.setdefault("extra_extensions", [])
     extensions += [e for e in ("cs336_lec2.publish.sphinx_ext", "cs336_lec2.publish.cache",
