@@ -134,9 +134,10 @@ def print_page(lang_dir: Path, lang: str, only: list[str] | None = None) -> str:
         article = soup.find("article") or soup.body
         for hidden in article.select(".headerlink, .cs336-lang-switch"):
             hidden.decompose()
-        leave_out_folded_code(article)
         heading = article.find("h1")
+        # answers first: one folded in a <details> keeps its code in the appendix
         answers += move_answers(article, heading.get_text(" ", strip=True) if heading else path.stem, number, lang)
+        leave_out_folded_code(article)
         for details in article.find_all("details"):
             details["open"] = ""
         bodies.append(f'<div class="cs336-print-page">{article.decode_contents()}</div>')
