@@ -24,7 +24,7 @@ PYTEST := $(BIN)/pytest -q -p no:cacheprovider -n $(JOBS) --dist loadfile -m "no
 REV ?=
 BENCH_ARGS ?=
 
-.PHONY: all venv test unit nbval nightly lint book notebooks info compat bench clean
+.PHONY: all venv test unit nbval nightly lint book notebooks editions info compat bench clean
 all: test
 
 $(STAMP): requirements.txt pyproject.toml
@@ -57,6 +57,10 @@ nightly: $(STAMP)
 # Build the bilingual book (never executes a notebook) and open it where there is a display.
 book: $(STAMP)
 	$(BIN)/cs336-lec2 book --open
+
+# The one-language notebooks (editions/en, editions/zh) to run in a local Jupyter; never replaces a changed one.
+editions: $(STAMP)
+	$(BIN)/cs336-lec2 notebooks --output editions
 
 # Re-execute the committed reference notebooks in place on the CPU.
 notebooks: $(STAMP)

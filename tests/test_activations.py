@@ -16,9 +16,11 @@ from cs336_lec2.activations import (
     logits_bytes,
     saved_values_per_token,
     segment_checkpoint_bytes,
+    training_step_bytes,
 )
 from cs336_lec2.memory import SavedTensorsRecorder
 from cs336_lec2.models import TransformerConfig, TransformerLM
+from cs336_lec2.transformer import parameter_count
 
 
 @st.composite
@@ -185,6 +187,23 @@ def test_segment_checkpointing(layers: int, data: st.DataObject) -> None:
     assert segment_checkpoint_bytes(layers, best, layer, kept) <= peak
 
 
+def test_training_step_bytes_adds_state_activations_and_logits() -> None:
+    # one GPT-3-style layer family member: d = 8192, 64 heads, s = 2048 (chapter 13's 8 x H100 question)
+    config = TransformerConfig(50257, 2048, 9, 8192, 64, 4 * 8192)
+    s, h, a, b = 2048, 8192, 64, 8
+    state = 16 * parameter_count(config).total
+    logits = 2 * 4 * b * s * 50257  # fp32 logits and their gradient
+    sbh = s * b * h
+    assert training_step_bytes(config, 0, s) == state
+    assert training_step_bytes(config, b, s) == state + 9 * (34 * sbh + 5 * a * s * s * b) + logits
+    assert training_step_bytes(config, b, s, "selective") == state + 9 * 34 * sbh + logits
+    assert training_step_bytes(config, b, s, "full") == state + 9 * 2 * sbh + 34 * sbh + logits
+    # sqrt(9) = 3: three segment inputs kept, one segment of three blocks recomputed
+    assert training_step_bytes(config, b, s, "sqrt(L) segments") == state + 3 * 2 * sbh + 3 * 34 * sbh + logits
+    policies = [training_step_bytes(config, b, s, p) for p in ("none", "selective", "sqrt(L) segments", "full")]
+    assert policies == sorted(policies, reverse=True)
+
+
 @pytest.mark.parametrize(
     ("call", "error", "match"),
     [
@@ -203,6 +222,8 @@ def test_segment_checkpointing(layers: int, data: st.DataObject) -> None:
         (lambda c: embedding_dropout_bytes(c, 1, 0), ValueError, "seq_len must be a positive int"),
         (lambda c: logits_bytes(c, 1, True), TypeError, "seq_len must be an int"),
         (lambda c: segment_checkpoint_bytes(4, 5, 1, 1), ValueError, r"every must be an int in \[1, 4\]"),
+        (lambda c: training_step_bytes(c, 1, 4, "sqrt"), ValueError, "policy must be one of"),
+        (lambda c: training_step_bytes(c, -1, 4), ValueError, "batch must be"),
     ],
 )
 def test_rejections(call, error: type[Exception], match: str) -> None:

@@ -12,8 +12,13 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from cs336_lec2.calculator import (
+    CHECKS,
     DEFAULTS,
+    FIELDS,
+    LIMITS,
+    LINKED,
     PRESETS,
+    RULES,
     URL_KEYS,
     calculate,
     normalize,
@@ -314,3 +319,25 @@ def test_dropout_adds_the_masks_korthikanti_counts():
     flash_off, flash_on = (calculate({**base, "flash_attention": True, "dropout": d})["memory"]["activations"]
                            for d in (False, True))
     assert flash_on - flash_off == L * 2 * s * b * h + s * b * h  # a flash kernel keeps no s^2 mask
+
+
+def test_the_schema_checks_every_input_and_rule_once_in_one_order():
+    assert set(FIELDS) == set(DEFAULTS) and {key: f.url for key, f in FIELDS.items()} == URL_KEYS
+    assert len(set(URL_KEYS.values())) == len(URL_KEYS)  # one short name per input
+    assert sorted(CHECKS) == sorted([*(set(FIELDS) - {"model"}), *RULES])  # model: before the preset applies
+    assert all(rule.field in FIELDS and rule.field in (*LINKED, "mfu") for rule in RULES.values())
+    assert all(f.maximum is not None and f.maximum < 2**53 for f in FIELDS.values() if f.kind in ("int", "tokens"))
+    schema = page_data()["schema"]
+    assert [f["key"] for f in schema["fields"]] == list(FIELDS) and schema["checks"] == list(CHECKS)
+
+
+def test_the_hand_kept_javascript_holds_no_list_of_inputs():
+    # formulas.js and url.js read the inputs, their limits, short names and rules from data.js: no input's
+    # key is quoted there (but "model", checked before a preset applies, and "tokens" / "tf32", which are
+    # also a kind and a dtype), no short name, no limit
+    for name in ("formulas.js", "url.js"):
+        text = (ROOT / "book" / "_static" / "calculator" / name).read_text(encoding="utf-8")
+        quoted = {key for key in FIELDS if re.search(rf"[\"'`]{key}[\"'`]", text)}
+        assert quoted <= {"model", "tokens", "tf32"}, (name, quoted)
+        assert not [f.url for f in FIELDS.values() if f"{f.url}=" in text], name
+        assert not [limit for limit in LIMITS.values() if str(limit) in text], name

@@ -110,8 +110,9 @@ def test_printed_lines_and_sentences_show_as_one_block_per_run():
 
 def test_the_colab_copy_folds_an_answer_in_html_that_jupyter_shows():
     staged = edition_notebook(chapter(), "zh")
-    colab = cells_module.colab_notebook(staged)
-    assert colab.cells[4].source == "<details><summary>显示答案</summary>\n\n**答案。** 两个字节。\n\n</details>"
+    colab = cells_module.reader_notebook(staged, "zh")
+    assert colab.cells[4].source == "<details>\n<summary>显示答案</summary>\n\n**答案。** 两个字节。\n\n</details>"
     assert colab.cells[1].source == staged.cells[1].source, "code and other prose stay as staged"
-    en = cells_module.colab_notebook(edition_notebook(chapter(), "en")).cells[4].source
-    assert en.startswith("<details><summary>Show answer</summary>") and "```x```" in en
+    assert colab.cells[5].metadata["jupyter"]["source_hidden"] and colab.cells[5].outputs == []
+    en = cells_module.reader_notebook(edition_notebook(chapter(), "en"), "en").cells[4].source
+    assert en.startswith("<details>\n<summary>Show answer</summary>") and "```x```" in en

@@ -294,3 +294,22 @@ def test_a_failed_rewrite_at_another_width_never_misreads(tmp_path: Path, monkey
     with pytest.raises(ValueError, match="token width is unknown"):
         open_tokens(path)
     np.testing.assert_array_equal(open_tokens(path, dtype=np.uint16), np.arange(20))
+
+
+def test_resident_bytes_grows_only_by_the_pages_read(tmp_path: Path) -> None:
+    from cs336_lec2.data import resident_bytes
+
+    path = tmp_path / "tokens.bin"
+    nbytes = write_tokens(path, np.arange(2**22, dtype=np.int64) % 50_000)  # 8 MiB of uint16
+    linux = sys.platform.startswith("linux")  # per-file counts; elsewhere the whole process's RSS
+    assert resident_bytes(path) == 0 or not linux  # not mapped yet
+    tokens = open_tokens(path)
+    before = resident_bytes(path)
+    window = tokens[2**21 : 2**21 + 2**12]  # 8 KiB from the middle
+    assert int(window.sum(dtype=np.int64)) == int((np.arange(2**21, 2**21 + 2**12) % 50_000).sum())
+    grew = resident_bytes(path) - before
+    if linux:
+        assert window.nbytes <= grew < nbytes // 2
+    assert resident_bytes() > 0  # the process's RSS
+    with pytest.raises(TypeError):
+        resident_bytes(3)  # type: ignore[arg-type]

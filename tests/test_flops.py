@@ -9,11 +9,15 @@ from hypothesis import strategies as st
 from cs336_lec2.flops import (
     ImplausibleMFUError,
     arithmetic_intensity,
+    count_elements,
     count_flops,
+    einsum_flops,
+    einsum_sizes,
     flop_breakdown,
     linear_backward_flops,
     linear_forward_flops,
     matmul_flops,
+    measured_mfu,
     mfu,
     roofline,
     training_flops,
@@ -183,3 +187,60 @@ def test_mfu_not_strict_still_refuses_a_datasheet_peak_exceeded(peak):
 def test_mfu_rejects_a_non_bool_strict(strict):
     with pytest.raises(TypeError, match="strict must be True or False"):
         mfu(1e12, 1.0, 2e12, strict=strict)  # type: ignore[arg-type]
+
+
+def test_count_elements_adds_up_what_each_op_produces():
+    x = torch.ones(10)
+    assert count_elements(lambda: x + 1) == 10
+    assert count_elements(lambda: (x * 2).sum()) == 10 + 1  # the product, then one scalar
+    assert count_elements(torch.matmul, torch.ones(2, 3), torch.ones(3, 4)) == 2 * 4
+    with pytest.raises(TypeError, match="callable"):
+        count_elements(42)
+
+
+def test_count_elements_of_an_adamw_step_is_a_few_dozen_ops_per_parameter():
+    p = torch.zeros(1000, requires_grad=True)
+    p.grad = torch.ones(1000)
+    opt = torch.optim.AdamW([p], lr=1e-3, foreach=False)
+    opt.step()  # the first step allocates the moments
+    assert 5 <= count_elements(opt.step) / 1000 <= 40
+
+
+def test_einsum_flops_is_twice_the_product_of_every_size():
+    x, y = torch.randn(2, 3, 4), torch.randn(2, 5, 4)
+    pattern = "batch seq1 hidden, batch seq2 hidden -> batch seq1 seq2"
+    assert einsum_sizes(pattern, x, y) == {"batch": 2, "seq1": 3, "hidden": 4, "seq2": 5}
+    assert einsum_flops(pattern, x, y) == 2 * 2 * 3 * 4 * 5 == count_flops(torch.matmul, x, y.mT)
+    a, b = torch.randn(6, 7), torch.randn(7, 8)
+    assert einsum_flops("m k, k n -> m n", a, b) == matmul_flops(6, 7, 8)
+
+
+@pytest.mark.parametrize(("pattern", "shapes", "why"), [
+    ("b i h, b j h -> b i", ((2, 3, 4), (2, 5, 4)), "within one operand"),
+    ("i, j -> i j", ((3,), (5,)), "sums over nothing"),
+    ("b s h, b t h -> b s t", ((2, 3, 4), (2, 5, 3)), "'h' is 4 and 3"),
+    ("b s h, b t h -> b s t", ((2, 3, 4), (5, 4)), "name every dim"),
+    ("... i k, ... k j -> ... i j", ((2, 3, 4), (2, 4, 5)), "two operands"),
+    ("i k, k j, j l -> i l", ((2, 3), (3, 4)), "two operands"),
+    ("i k, k j", ((2, 3), (3, 4)), "one '->'"),
+])
+def test_einsum_flops_refuses_what_it_cannot_price(pattern, shapes, why):
+    a, b = (torch.zeros(s) for s in shapes)
+    with pytest.raises(ValueError, match=why):
+        einsum_flops(pattern, a, b)
+
+
+def test_measured_mfu_is_none_without_a_peak_and_the_ratio_otherwise():
+    assert measured_mfu(1e12, 1.0, None) is None
+    datasheet = Peak(4e12, "bf16", "NVIDIA H100 SXM", "datasheet", False)
+    assert measured_mfu(1e12, 1.0, datasheet) == pytest.approx(0.25)
+    # above 1 against an estimate: returned, so a chapter can say the estimate is too low
+    estimate = Peak(1e11, "bf16", "Apple M2", "estimate", True)
+    assert measured_mfu(1.5e11, 1.0, estimate) == pytest.approx(1.5)
+    with pytest.raises(ImplausibleMFUError, match="wrong dtype"):
+        measured_mfu(8e12, 1.0, datasheet)  # above 1 against a datasheet peak: a mistake, refused
+
+
+def test_measured_mfu_wants_a_peak_object():
+    with pytest.raises(TypeError, match="peak must be a Peak"):
+        measured_mfu(1e12, 1.0, 2e12)  # type: ignore[arg-type]

@@ -20,6 +20,7 @@ from cs336_lec2.hardware import (
     dtype_key,
     lookup,
     peak_flops,
+    peak_or_none,
     tf32_enabled,
 )
 
@@ -227,6 +228,33 @@ def test_unknown_gpu_needs_an_override(fake_cuda):
         peak_flops(torch.bfloat16)
     peak = peak_flops(torch.bfloat16, override=123e12)
     assert (peak.flops, peak.device_name, peak.is_estimate) == (123e12, "NVIDIA Quantum 9000", False)
+
+
+def test_peak_or_none_notes_an_unknown_gpu_once_per_mode_and_returns_none(fake_cuda, capsys, monkeypatch):
+    monkeypatch.setattr(hardware, "_NOTED", set())
+    fake_cuda("NVIDIA Quantum 9000")
+    assert peak_or_none(torch.bfloat16, "cuda") is None
+    assert peak_or_none(torch.bfloat16, "cuda") is None
+    said = capsys.readouterr().out
+    assert said.count("no bf16 peak, so no MFU: 'NVIDIA Quantum 9000'") == 1
+    assert "PEAK_OVERRIDES['bf16']" in said
+    assert peak_or_none(torch.float32, "cuda", tf32=True) is None  # the tf32 mode gets its own note
+    assert "no tf32 peak" in capsys.readouterr().out
+
+
+def test_peak_or_none_takes_the_override_of_the_mode_that_runs(fake_cuda):
+    fake_cuda("NVIDIA Quantum 9000")
+    overrides = {"fp32": 50 * T, "tf32": 400 * T}
+    assert peak_or_none(torch.float32, "cuda", tf32=False, overrides=overrides).flops == 50 * T
+    assert peak_or_none(torch.float32, "cuda", tf32=True, overrides=overrides).flops == 400 * T
+
+
+def test_peak_or_none_is_peak_flops_where_the_card_is_known(fake_cuda):
+    fake_cuda("NVIDIA H100 80GB HBM3")
+    assert peak_or_none(torch.bfloat16, "cuda") == peak_flops(torch.bfloat16, "cuda")
+    assert peak_or_none("fp32", "cpu") == peak_flops("fp32", "cpu")
+    with pytest.raises(TypeError, match="overrides must map"):
+        peak_or_none("fp32", "cpu", overrides=[("fp32", 1e12)])  # type: ignore[arg-type]
 
 
 # ---- the CPU estimate ----

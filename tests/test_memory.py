@@ -325,3 +325,40 @@ def test_hooks_are_removed_after_the_block() -> None:
     x = torch.randn(2, requires_grad=True)
     _ = x.exp()
     assert rec.saved == []
+
+
+# --- naming what autograd saved, the mixed-precision state, the CUDA peak -----------------------
+
+
+def test_naming_tensors_names_every_saved_storage_and_removes_its_hooks() -> None:
+    torch.manual_seed(0)
+    model = Cruncher(dim=4, num_layers=2)
+    x, y = torch.randn(2, 4), torch.tensor([4.0, 5.0])
+    with SavedTensorsRecorder(exclude=model.parameters()) as rec, memory.naming_tensors(model, x=x, y=y) as names:
+        F.mse_loss(model(x), y)
+    saved = [names[r.storage_ptr] for r in rec.saved]
+    # the matmuls save their inputs (and the weights whose input needs a gradient); the loss its two inputs
+    assert saved == ["x", "layers.1.weight", "layers.0(...)", "final.weight", "layers.1(...)", "model(...)", "y"]
+    assert not any(m._forward_hooks for m in model.modules())  # hooks removed with the block
+    with pytest.raises(TypeError, match="model"), memory.naming_tensors("model"):  # type: ignore[arg-type]
+        pass
+
+
+def test_tensors_in_finds_every_tensor_in_nested_containers() -> None:
+    a, b, c = torch.zeros(3), torch.zeros(2, dtype=torch.float64), torch.zeros(5, dtype=torch.int8)
+    found = memory.tensors_in({"a": a, "b": [b, (c,)], "step": 7, "name": "x", "none": None})
+    assert [t is x for t, x in zip(found, (a, b, c), strict=True)] == [True, True, True]
+    assert memory.tensors_in(a) == [a]
+    assert memory.tensors_in({"step": 1, "lr": 0.1}) == [] and memory.tensors_in(5) == []
+
+
+def test_tensors_in_gives_the_bytes_of_an_adamw_state_dict() -> None:
+    from cs336_lec2.optim import AdamW
+
+    model = Cruncher(8, 1)
+    opt = AdamW(model.parameters(), lr=0.1)
+    model(torch.randn(2, 8)).sum().backward()
+    opt.step()
+    n = sum(p.numel() for p in model.parameters())
+    assert tensor_bytes(memory.tensors_in(model.state_dict())) == 4 * n
+    assert tensor_bytes(memory.tensors_in(opt.state_dict())) == 8 * n  # two moments

@@ -134,3 +134,22 @@ def test_forward_rejects_wrong_shapes() -> None:
 def test_num_parameters_rejects_non_module() -> None:
     with pytest.raises(TypeError, match=r"model must be a torch\.nn\.Module, got list"):
         num_parameters([torch.zeros(3)])  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize("num_layers", [0, 1, 3])
+def test_end_to_end_is_the_vector_the_model_computes_with(num_layers: int) -> None:
+    from cs336_lec2.models import end_to_end
+
+    torch.manual_seed(0)
+    model = Cruncher(6, num_layers)
+    x = torch.randn(5, 6)
+    w = end_to_end(model)
+    assert w.shape == (6,) and not w.requires_grad
+    torch.testing.assert_close(x @ w, model(x).detach())
+
+
+def test_end_to_end_rejects_other_models() -> None:
+    from cs336_lec2.models import end_to_end
+
+    with pytest.raises(TypeError, match="model must be a Cruncher, got Linear"):
+        end_to_end(nn.Linear(2, 1))

@@ -342,3 +342,19 @@ def test_infinite_learning_rate_is_refused_before_any_weight_changes():
     for hyper in ({"lr": math.inf}, {"lr": 0.1, "weight_decay": math.inf}):
         with pytest.raises(ValueError, match="must be a finite number"):
             make_optimizer("sgd", [torch.ones(2, requires_grad=True)], **hyper)
+
+
+def test_fused_adamw_supported_answers_what_torch_does(monkeypatch: pytest.MonkeyPatch) -> None:
+    from cs336_lec2.optim import fused_adamw_supported
+
+    assert fused_adamw_supported("cpu") is True  # torch >= 2.4 fuses AdamW on the CPU too
+
+    class NoFusedKernel(torch.optim.AdamW):
+        def step(self, closure=None):  # what torch raises for a device without the kernel
+            raise RuntimeError("`fused=True` requires all the params to be floating point Tensors of supported devices")
+
+    monkeypatch.setattr(torch.optim, "AdamW", NoFusedKernel)
+    assert fused_adamw_supported("cpu") is False
+    if torch.cuda.is_available():
+        monkeypatch.undo()
+        assert fused_adamw_supported("cuda") is True  # CUDA has had fused AdamW since torch 2.0

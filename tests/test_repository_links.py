@@ -7,6 +7,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+import nbformat
 import pytest
 import yaml
 
@@ -98,6 +99,9 @@ def test_the_built_book_links_to_no_unset_repository(built_book):
             assert not REPOSITORY_LINK.findall(header), (page, REPOSITORY_LINK.findall(header))
             assert not [b for b in BUTTONS if b in text], page
             assert "colab.research.google.com" not in text and "cs336-lec2/cs336-lec2" not in text, page
+            copy = nbformat.read(built_book.parent / "colab" / lang / "notebooks" / f"{page.stem}.ipynb", as_version=4)
+            first = next(c for c in copy.cells if c.cell_type == "code")
+            assert first.source == install_line(_config(""), lang), (lang, page.stem, first.source)
 
 
 @pytest.mark.slow
@@ -117,7 +121,9 @@ def test_a_book_with_a_repository_set_links_its_buttons_to_it(tmp_path, small_bo
         links = set(REPOSITORY_LINK.findall(page))
         colab = f"https://colab.research.google.com/github/my-org/my-fork/blob/colab/{lang}/notebooks/{chapter}.ipynb"
         assert colab in links, links
-        assert (tmp_path / "build" / "colab" / lang / "notebooks" / f"{chapter}.ipynb").is_file()  # what it opens
+        copy = nbformat.read(tmp_path / "build" / "colab" / lang / "notebooks" / f"{chapter}.ipynb", as_version=4)
+        first = next(c for c in copy.cells if c.cell_type == "code")  # what the button opens installs from the fork
+        assert first.source == f'%pip install -q "cs336-lec2 @ git+{FORK}"', first.source
         assert FORK in links and any(link.startswith(f"{FORK}/issues/new?") for link in links), links
         assert all(link.startswith((FORK, "https://colab.research.google.com/github/my-org/my-fork/"))
                    for link in links), links

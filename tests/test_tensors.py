@@ -19,6 +19,7 @@ from cs336_lec2.tensors import (
     element_offset,
     element_offsets,
     memory_bytes,
+    new_tensors,
     same_storage,
     storage_bytes,
     storage_view,
@@ -316,3 +317,19 @@ def test_cuda_block_bytes_rejects_non_ints(bad) -> None:
 def test_cuda_block_bytes_rejects_negative_sizes() -> None:
     with pytest.raises(ValueError, match="nbytes must be a non-negative int, got -1"):
         cuda_block_bytes(-1)
+
+
+def test_new_tensors_sees_a_broadcast_matmul_copy_its_operands():
+    a, b = torch.randn(2, 1, 16, 32), torch.randn(3, 32, 5)
+    created = new_tensors(lambda p, q: p @ q, a, b)
+    # both operands copied to the broadcast batch (2, 3), then the (2, 3, 16, 5) result
+    assert {2 * 3 * 16 * 32, 2 * 3 * 32 * 5, 2 * 3 * 16 * 5} <= set(created)
+
+
+def test_new_tensors_skips_views_and_counts_only_an_adds_result():
+    h, bias = torch.randn(4, 8, 2), torch.randn(2)
+    assert new_tensors(torch.add, h, bias) == [4 * 8 * 2]  # the bias is read through a stride-0 view
+    assert new_tensors(lambda t: t.mT[1:], h) == []  # views of the input allocate nothing
+    assert new_tensors(lambda t: t.mT.contiguous(), h) == [h.numel()]
+    with pytest.raises(TypeError, match="callable"):
+        new_tensors("x + 1", h)

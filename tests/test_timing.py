@@ -8,7 +8,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 from torch.utils.benchmark import Timer
 
-from cs336_lec2.timing import Timing, benchmark, copy_bandwidth
+from cs336_lec2.timing import Timing, benchmark, copy_bandwidth, read_bandwidth
 
 
 @given(st.lists(st.floats(0, 10, allow_nan=False), min_size=1, max_size=20))
@@ -97,6 +97,27 @@ def test_copy_bandwidth_rejects_bad_sizes(nbytes, error):
         copy_bandwidth("cpu", nbytes=nbytes)
 
 
+def test_read_bandwidth_is_bytes_read_over_the_fastest_sum(monkeypatch):
+    import cs336_lec2.timing as timing
+
+    assert 1e6 < read_bandwidth("cpu", nbytes=2**24, repeats=3) < 2e12  # a busy shared VM to a big server
+    seen = {}
+
+    def fake(fn, *, warmup, repeats, device):
+        seen["summed"] = fn().item()  # the sum of the buffer of ones: its element count
+        return Timing((0.5, 0.25, 2.0))
+
+    monkeypatch.setattr(timing, "benchmark", fake)
+    assert read_bandwidth("cpu", nbytes=4096) == 4096 / 0.25  # bytes over the FASTEST repeat
+    assert seen["summed"] == 1024  # 4096 bytes of fp32, each read once
+
+
+@pytest.mark.parametrize(("nbytes", "error"), [(0, ValueError), (2, ValueError), (1.5, TypeError)])
+def test_read_bandwidth_rejects_bad_sizes(nbytes, error):
+    with pytest.raises(error, match="nbytes"):
+        read_bandwidth("cpu", nbytes=nbytes)
+
+
 def test_matmul_roof_is_measured_below_the_estimated_peak_and_leaves_state_alone():
     from cs336_lec2.hardware import cpu_peak_estimate
     from cs336_lec2.timing import matmul_flops_per_sec
@@ -119,3 +140,19 @@ def test_matmul_roof_rejects(kwargs, error, match):
 
     with pytest.raises(error, match=match):
         matmul_flops_per_sec(device="cpu", **kwargs)
+
+
+def test_host_to_device_copy_needs_cuda() -> None:
+    from cs336_lec2.timing import host_to_device_copy
+
+    with pytest.raises(ValueError, match="CUDA"):
+        host_to_device_copy(2**20, "cpu")
+
+
+@pytest.mark.skipif(not torch.cuda.is_available(), reason="pinned memory and host-to-device copies need CUDA")
+def test_host_to_device_copy_pinned_returns_before_it_completes() -> None:
+    from cs336_lec2.timing import host_to_device_copy
+
+    got = host_to_device_copy(2**26, "cuda")
+    assert got.nbytes == 2**26 and got.pageable_s > 0 and got.pinned_s > 0
+    assert got.issue_s < got.pinned_s  # non_blocking from pinned memory: the CPU is back at once

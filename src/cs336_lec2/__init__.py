@@ -1,16 +1,19 @@
 """Helpers for the executable CS336 lecture 2 book: resource accounting in PyTorch.
 
-**The reader namespace.** A chapter starts with ``from cs336_lec2 import *`` (the zh edition with
-``from cs336_lec2.zh import *``), as d2l's chapters start with ``from d2l import torch as d2l``: it gives
-the names in :data:`__all__`, the package's functions that the chapters call, each defined in the module
-of its concern. Names load lazily (PEP 562), so ``import cs336_lec2`` itself imports neither torch nor
-matplotlib, and a module that needs no torch (the accounting) imports without it.
+**The reader namespace.** A chapter starts with ``from cs336_lec2 import *`` (its editions with
+``from cs336_lec2.en import *`` or ``.zh``, which also set the language), as d2l's chapters start with
+``from d2l import torch as d2l``: it gives the names in :data:`__all__`, the package's functions that the
+chapters call, each defined in the module of its concern. Names load lazily (PEP 562), so
+``import cs336_lec2`` itself imports neither torch nor matplotlib, and a module that needs no torch (the
+accounting) imports without it.
 
 The modules, one concern each:
 
 - :mod:`~cs336_lec2.floats`, :mod:`~cs336_lec2.tensors`: number formats, storage and strides
 - :mod:`~cs336_lec2.flops`, :mod:`~cs336_lec2.timing`: counting FLOPs, timing them, MFU
 - :mod:`~cs336_lec2.napkin`, :mod:`~cs336_lec2.memory`: back-of-the-envelope and measured memory
+  (:mod:`~cs336_lec2.step_memory`: over one real step)
+- :mod:`~cs336_lec2.mixed_precision`: what autocast does per op and what it casts; fp8 with a scale
 - :mod:`~cs336_lec2.models`, :mod:`~cs336_lec2.optim`, :mod:`~cs336_lec2.data`,
   :mod:`~cs336_lec2.training`: the lecture's models, optimizers, data loading and training loop
 - :mod:`~cs336_lec2.lm`: the Transformer of chapters 13-14, its architecture in one ``TransformerConfig``
@@ -38,31 +41,35 @@ __version__ = "0.1.0"
 # under the module that defines it (tests/test_project.py checks that each one exists there).
 READER: dict[str, tuple[str, ...]] = {
     "activations": ("activation_bytes_per_layer", "korthikanti_activation_bytes", "logits_bytes",
-                    "segment_checkpoint_bytes"),
+                    "segment_checkpoint_bytes", "STEP_POLICIES", "training_step_bytes"),
     "bilingual": ("say", "show_figures", "show_table", "tr"),
-    "data": ("get_batch", "open_tokens", "write_tokens"),
+    "data": ("get_batch", "open_tokens", "resident_bytes", "write_tokens"),
     "device": ("autocast_dtype", "describe_device"),
     "distributed": ("STAGES", "STRATEGIES", "expected_state_bytes", "fully_shard", "ring_bytes",
                     "step_communication", "zero1_partition", "zero_memory"),
     "distributed.launcher": ("launch", "pick_backend", "train_single_process"),
     "floats": ("FORMATS", "FloatFormat", "decompose", "representable_values", "round_to_format",
                "saturating_cast", "spacing", "to_binary_fraction"),
-    "flops": ("ImplausibleMFUError", "arithmetic_intensity", "count_flops", "flop_breakdown",
-              "linear_backward_flops", "linear_forward_flops", "matmul_flops", "mfu", "roofline",
-              "training_flops"),
+    "flops": ("ImplausibleMFUError", "arithmetic_intensity", "count_elements", "count_flops", "einsum_flops",
+              "einsum_sizes", "flop_breakdown", "linear_backward_flops", "linear_forward_flops", "matmul_flops",
+              "measured_mfu", "mfu", "roofline", "training_flops"),
     "hardware": ("ACCELERATORS", "Peak", "UnknownHardwareError", "cpu_flags", "lookup", "peak_flops",
-                 "tf32_enabled"),
-    "memory": ("SavedTensorsRecorder", "gradient_bytes", "optimizer_state_bytes", "parameter_bytes",
-               "tensor_bytes", "training_memory"),
+                 "peak_or_none", "tf32_enabled"),
+    "memory": ("PRECISIONS", "SavedTensorsRecorder", "gradient_bytes", "naming_tensors", "optimizer_state_bytes",
+               "parameter_bytes", "tensor_bytes", "tensors_in", "training_memory"),
+    "mixed_precision": ("CountCasts", "autocast_dtypes", "fp8_roundtrip", "matmul_precision", "typical_error",
+                        "unchanged_fraction"),
     "models": ("CausalSelfAttention", "Cruncher", "Linear", "TransformerConfig", "TransformerLM",
-               "cruncher_num_parameters", "num_parameters"),
-    "optim": ("AdaGrad", "Adam", "AdamW", "Momentum", "RMSProp", "SGD", "TeachingOptimizer", "make_optimizer"),
+               "cruncher_num_parameters", "end_to_end", "num_parameters"),
+    "optim": ("AdaGrad", "Adam", "AdamW", "Momentum", "RMSProp", "SGD", "TeachingOptimizer", "fused_adamw_supported",
+              "make_optimizer"),
     "presets": ("start",),
     "results": ("publish",),
     "source": ("show_source",),
+    "step_memory": ("cuda_peak_step", "state_after_adamw_step"),
     "tensors": ("contiguous_strides", "cuda_block_bytes", "describe_layout", "element_offset",
-                "element_offsets", "memory_bytes", "same_storage", "storage_bytes", "storage_view"),
-    "timing": ("benchmark", "copy_bandwidth"),
+                "element_offsets", "memory_bytes", "new_tensors", "same_storage", "storage_bytes", "storage_view"),
+    "timing": ("benchmark", "copy_bandwidth", "host_to_device_copy", "read_bandwidth"),
     "training": ("load_checkpoint", "read_checkpoint", "regression_batch", "save_checkpoint", "set_seed",
                  "train", "train_step"),
     "transformer": ("PUBLISHED", "approx_parameters", "attention_flop_share", "attention_flops_per_token",

@@ -11,12 +11,16 @@ block (``d_ff = 4·d``) with ``dropout > 0``, 2-byte values and no statistics,
 :func:`embedding_dropout_bytes` is the one mask outside the blocks, :func:`logits_bytes` the fp32
 ``B·T·V`` tensor of logits that the loss keeps, and
 :func:`segment_checkpoint_bytes` the peak when every k-th layer's input is kept (Chen et al. 2016).
+:func:`training_step_bytes` puts them together: the bytes of a mixed-precision AdamW step of a GPT model.
 """
 
 from __future__ import annotations
 
+import math
+
 from .checks import check_choice, check_int
 from .lm import RECOMPUTE, TransformerConfig, check_bool
+from .transformer import parameter_count
 
 
 def _config(config: object) -> TransformerConfig:
@@ -181,3 +185,39 @@ def segment_checkpoint_bytes(num_layers: int, every: int, layer_bytes: int, inpu
     if k == layers:
         return layers * layer
     return -(-layers // k) * kept + k * layer  # ceil(L / k) in integers: no float for a huge L
+
+
+# Chapter 13's activation policies for a whole step: three per layer, and Chen et al.'s segments.
+STEP_POLICIES = ("none", "selective", "full", "sqrt(L) segments")
+ADAMW_MIXED_BYTES_PER_PARAM = 16  # fp32 weights, gradients, two moments (chapter 10)
+
+
+def training_step_bytes(config: TransformerConfig, batch: int, seq_len: int, policy: str = "none") -> int:
+    """Bytes of one mixed-precision AdamW step of a GPT model (``d_ff = 4·d``), ``batch`` sequences in flight.
+
+    16 bytes for each parameter, Korthikanti's 16-bit activations of the ``L`` layers under ``policy``
+    (:data:`STEP_POLICIES`), and the fp32 logits with their gradient (``2·4·BTV``):
+
+    - ``"none"``, ``"selective"``: ``L`` layers at that policy's bytes (``34sbh + 5as²b``, ``34sbh``);
+    - ``"full"``: ``L`` block inputs (``2sbh``) plus the one block being recomputed (``34sbh``);
+    - ``"sqrt(L) segments"``: every ``round(√L)``-th block input kept, one segment of blocks recomputed
+      at a time (:func:`segment_checkpoint_bytes`).
+
+    ``batch=0`` gives the model state alone.
+    """
+    c = _config(config)
+    b = check_int("batch", batch, minimum=0)
+    s = check_int("seq_len", seq_len, minimum=1)
+    policy = check_choice("policy", policy, STEP_POLICIES)
+    state = ADAMW_MIXED_BYTES_PER_PARAM * parameter_count(c).total
+    if b == 0:
+        return state
+    layer = {p: korthikanti_activation_bytes(s, b, c.d_model, c.num_heads, recompute=p) for p in RECOMPUTE}
+    if policy in ("none", "selective"):
+        acts = c.num_layers * layer[policy]
+    elif policy == "full":
+        acts = c.num_layers * layer["full"] + layer["selective"]
+    else:
+        every = max(1, round(math.sqrt(c.num_layers)))
+        acts = segment_checkpoint_bytes(c.num_layers, every, layer["selective"], layer["full"])
+    return state + acts + 2 * logits_bytes(c, b, s)

@@ -12,11 +12,13 @@ Why a JavaScript copy at all: the page must answer within one frame (16 ms) and 
 second of loading, offline, with no kernel; a Python runtime compiled for the browser is tens of MB
 and seconds to start. So ``book/_static/calculator/formulas.js`` repeats the arithmetic (ordinary
 scripts, no ES modules: the book must work opened from ``file://``, where Chromium refuses modules), and
-``tests/test_calculator_browser.py`` runs it in headless Chromium against :func:`calculate` on every
-preset and 500 random configurations: integers (parameters, FLOPs, bytes) exactly, floats to 1e-9.
-The tables the page needs (presets, accelerators, precision recipes, optimizers) are not copied by
-hand: :func:`page_data` writes them and ``tests/test_calculator.py`` checks the committed
-``book/_static/calculator/data.js`` against it (regenerate: ``python -m cs336_lec2.calculator``).
+nothing else: what an input is (:data:`FIELDS`: kind, limits, choices, short name in the address), the
+rules between inputs (:data:`RULES`) and the order of the checks (:data:`CHECKS`) are written with the
+tables the page needs (presets, accelerators, precision recipes, optimizers) into
+``book/_static/calculator/data.js`` by :func:`page_data` (regenerate: ``python -m cs336_lec2.calculator``;
+``tests/test_calculator.py`` fails when the committed file differs). ``tests/test_calculator_node.py``
+runs data.js + formulas.js + url.js in Node against :func:`calculate` on every preset and 1,000 random
+configurations: integers (parameters, FLOPs, bytes) exactly, floats to 1e-9.
 
 A config is a plain mapping (JSON-able, the same keys in Python and JavaScript); :data:`DEFAULTS`
 lists them. ``tokens`` is D, ``micro_batch`` the sequences per GPU per step, ``num_gpus`` the
@@ -28,14 +30,17 @@ from __future__ import annotations
 
 import contextlib
 import json
+import math
+import numbers
 import re
 from collections.abc import Iterator, Mapping
+from dataclasses import asdict, dataclass
 from fractions import Fraction
-from typing import Any
+from typing import Any, Literal
 
 from .activations import activation_bytes_per_layer, embedding_dropout_bytes, logits_bytes, segment_checkpoint_bytes
 from .calculator_memory import CUDA_CONTEXT_BYTES, largest_fsdp_unit, transient_bytes  # noqa: F401 (re-exported)
-from .checks import check_bool, check_choice, check_count, check_int, check_real
+from .checks import check_choice, is_bool
 from .distributed import STAGES, step_communication, zero_memory
 from .distributed.cluster import CLUSTERS, DDP_BUCKET_BYTES, DDP_FIRST_BUCKET_BYTES, breakeven_tokens, step_seconds
 from .distributed.cluster import page_table as cluster_table
@@ -96,13 +101,108 @@ DROPOUT = 0.1
 MFU_MIN = 0.001  # 0.1 %: below it the page would print training times of millions of years
 
 
-# The short name of each input in the page's address: calculator.html#model=llama2-7b&gpus=64&zero=zero3.
-URL_KEYS = {"model": "model", "vocab_size": "vocab", "context_length": "ctx", "num_layers": "layers",
-            "d_model": "d", "num_heads": "heads", "num_kv_heads": "kv", "d_ff": "dff", "gated_mlp": "gated",
-            "tied_embeddings": "tied", "bias": "bias", "norm": "norm", "positions": "pos", "seq_len": "seq",
-            "micro_batch": "batch", "grad_accum": "accum", "tokens": "tokens", "gpu": "gpu", "num_gpus": "gpus",
-            "mfu": "mfu", "tf32": "tf32", "precision": "prec", "optimizer": "opt", "stage": "zero",
-            "recompute": "recomp", "flash_attention": "flash", "head_size": "hs", "dropout": "drop"}
+
+
+@dataclass(frozen=True)
+class Field:
+    """One input of the calculator, as the page and its address show it; :data:`FIELDS` lists them in form order.
+
+    ``kind``: ``int`` (a whole number in [1, ``maximum``]; ``optional`` ones may be None), ``tokens``
+    (a whole number, given as an int or a float such as ``2e12``), ``real`` (a number in
+    [``minimum``, ``maximum``]), ``bool``, or ``choice`` (one of ``options``). ``url`` is its short name
+    in the page's address (``#gpus=64``), ``group`` the box of the form that holds it.
+    """
+
+    key: str
+    url: str
+    kind: Literal["int", "tokens", "real", "bool", "choice"]
+    group: Literal["model", "training", "hardware", "recipe"]
+    maximum: float | None = None
+    minimum: float = 1
+    optional: bool = False
+    options: tuple[str, ...] = ()
+
+
+def _ints(group: str, pairs: tuple[tuple[str, str], ...]) -> list[Field]:
+    """Whole-number fields of ``group`` from (key, url) pairs, each limited by :data:`LIMITS`."""
+    return [Field(key, url, "int", group, LIMITS[key]) for key, url in pairs]  # type: ignore[arg-type]
+
+
+# Every input, in the order the form shows them; ``url`` names it in the page's address (#model=llama2-7b&gpus=64).
+FIELDS: dict[str, Field] = {f.key: f for f in (
+    Field("model", "model", "choice", "model", options=(*PRESETS, "custom")),
+    *_ints("model", (("vocab_size", "vocab"), ("context_length", "ctx"), ("num_layers", "layers"), ("d_model", "d"),
+                     ("num_heads", "heads"), ("num_kv_heads", "kv"), ("d_ff", "dff"))),
+    Field("head_size", "hs", "int", "model", LIMITS["head_size"], optional=True),  # None: d_model / num_heads
+    Field("norm", "norm", "choice", "model", options=NORMS),
+    Field("positions", "pos", "choice", "model", options=POSITIONS),
+    *(Field(key, url, "bool", "model") for key, url in (("gated_mlp", "gated"), ("tied_embeddings", "tied"),
+                                                         ("bias", "bias"), ("dropout", "drop"))),
+    *_ints("training", (("seq_len", "seq"), ("micro_batch", "batch"), ("grad_accum", "accum"))),
+    Field("tokens", "tokens", "tokens", "training", LIMITS["tokens"]),
+    Field("gpu", "gpu", "choice", "hardware", options=tuple(ACCELERATORS)),
+    *_ints("hardware", (("num_gpus", "gpus"),)),
+    Field("mfu", "mfu", "real", "hardware", 1, minimum=MFU_MIN),
+    Field("tf32", "tf32", "bool", "hardware"),
+    Field("precision", "prec", "choice", "recipe", options=tuple(PRECISIONS)),
+    Field("optimizer", "opt", "choice", "recipe", options=tuple(OPTIMIZER_STATES)),
+    Field("stage", "zero", "choice", "recipe", options=tuple(STAGES)),
+    Field("recompute", "recomp", "choice", "recipe", options=tuple(RECOMPUTE)),
+    Field("flash_attention", "flash", "bool", "recipe"),
+)}
+URL_KEYS = {key: f.url for key, f in FIELDS.items()}  # the short name of each input in the page's address
+
+
+@dataclass(frozen=True)
+class Rule:
+    """A rule between inputs: ``left`` must stand in ``relation`` to ``right`` whenever every ``when`` holds.
+
+    ``left`` and ``right`` are input keys, numbers, or the derived quantities of :func:`_quantity`
+    (``head_dim``, ``hfu``). A broken rule is reported under ``field`` with the error ``code`` (the
+    page words it per language) and ``params`` (the names its message fills in, each an operand).
+    """
+
+    code: str
+    field: str
+    relation: Literal["divides", "multiple_of", "even", "at_most"]
+    left: str
+    right: str | int = 0
+    when: tuple[tuple[str, Any], ...] = ()
+    params: tuple[tuple[str, str], ...] = ()
+    message: str = ""  # Python's error, formatted with the params, ``value`` (left's) and ``field``
+
+
+RULES: dict[str, Rule] = {r.code: r for r in (
+    Rule("kv", "num_kv_heads", "divides", "num_kv_heads", "num_heads", params=(("heads", "num_heads"),),
+         message="num_kv_heads must divide num_heads={heads}, got {value}"),
+    Rule("heads", "d_model", "multiple_of", "d_model", "num_heads", when=(("head_size", None),),
+         params=(("heads", "num_heads"),),
+         message="d_model must be a multiple of num_heads={heads} (or give head_size), got {value}"),
+    Rule("rope", "positions", "even", "head_dim", when=(("positions", "rope"),),
+         message="positions='rope' needs an even head size (head_size, or d_model/num_heads), got {value}"),
+    Rule("context", "seq_len", "at_most", "seq_len", "context_length", when=(("positions", "learned"),),
+         params=(("ctx", "context_length"),),
+         message="seq_len must be <= context_length={ctx} with learned positions, got {value}"),
+    Rule("hfu", "mfu", "at_most", "hfu", 1, params=(("hfu", "hfu"),),
+         message="mfu with this recompute means the GPUs run {hfu:.3f} of their peak (HFU above 1)"),
+)}
+# The order normalize checks in (a field key, or a rule's code): the first failure names the bad field, and
+# the page reads an address by dropping bad fields one at a time in this order (calculator_url.read_url).
+CHECKS = ("vocab_size", "context_length", "num_layers", "d_model", "num_heads", "num_kv_heads", "d_ff", "seq_len",
+          "micro_batch", "num_gpus", "grad_accum", "head_size", "gated_mlp", "tied_embeddings", "bias", "tf32",
+          "flash_attention", "dropout", "kv", "heads", "norm", "positions", "rope", "context", "tokens", "gpu",
+          "precision", "optimizer", "stage", "recompute", "mfu", "hfu")
+# The sizes the rules tie together: when a default breaks a rule with the sizes an address gives, the
+# page drops them all and keeps the rest (calculator_url.read_url).
+LINKED = (*ARCHITECTURE, "seq_len")
+# How the address writes each kind of value (calculator_url): regular expressions both Python and
+# JavaScript read the same way, matched against the whole value.
+URL_GRAMMAR = {
+    "int": r"[0-9]{1,15}",  # decimal digits only: 0x40, 1e3, 1.5, -8 and "" are errors
+    "tokens": r"([0-9]{1,20})(?:\.([0-9]{1,20}))?(?:[eE]([0-9]{1,2}))?",  # 2e12, 1.5e13; whole
+    "real": r"[0-9]{0,15}\.?[0-9]{1,20}|[0-9]{1,15}\.",  # 0.4, .5, 1; no exponent
+    "booleans": {"1": True, "true": True, "0": False, "false": False},
+}
 
 
 @contextlib.contextmanager
@@ -138,61 +238,67 @@ def normalize(config: Mapping[str, Any]) -> dict[str, Any]:
         with _field(unknown[0]):
             raise ValueError(f"config has unknown keys {unknown}; known: {sorted(DEFAULTS)}")
     with _field("model"):
-        check_choice("model", config.get("model", DEFAULTS["model"]), (*PRESETS, "custom"))
+        _check_value(FIELDS["model"], config.get("model", DEFAULTS["model"]))
     c = {**DEFAULTS, **preset_defaults(config.get("model", DEFAULTS["model"])), **config}
     if c["model"] != "custom":
         c.update(preset_architecture(c["model"]))
-    for name in ("vocab_size", "context_length", "num_layers", "d_model", "num_heads", "num_kv_heads", "d_ff",
-                 "seq_len", "micro_batch", "num_gpus", "grad_accum"):
-        with _field(name):
-            check_int(name, c[name], minimum=1, maximum=LIMITS[name])
-    with _field("head_size"):  # None: d_model / num_heads
-        c["head_size"] is None or check_int("head_size", c["head_size"], minimum=1, maximum=LIMITS["head_size"])
-    for name in ("gated_mlp", "tied_embeddings", "bias", "tf32", "flash_attention", "dropout"):
-        with _field(name):
-            check_bool(name, c[name])
-    _check_architecture(c)
-    with _field("seq_len"):
-        if c["positions"] == "learned" and c["seq_len"] > c["context_length"]:
-            raise ValueError(f"seq_len must be <= context_length={c['context_length']} with learned positions, "
-                             f"got {c['seq_len']}")
-    with _field("tokens"):
-        c["tokens"] = check_count("tokens", c["tokens"], minimum=1)
-        if c["tokens"] > LIMITS["tokens"]:
-            raise ValueError(f"tokens must be at most {LIMITS['tokens']:.0e}, got {c['tokens']}")
-    for name, options in (("gpu", ACCELERATORS), ("precision", PRECISIONS), ("optimizer", OPTIMIZER_STATES),
-                          ("stage", STAGES), ("recompute", RECOMPUTE)):
-        with _field(name):
-            check_choice(name, c[name], options)
-    with _field("mfu"):
-        check_real("mfu", c["mfu"], minimum=MFU_MIN, maximum=1)
-        model = _model(c)
-        hfu = c["mfu"] * training_flops_per_token(model, c["seq_len"], recompute=c["recompute"]) / (
-            training_flops_per_token(model, c["seq_len"]))
-        if hfu > 1:
-            raise ValueError(f"mfu={c['mfu']} with recompute={c['recompute']!r} means the GPUs run {hfu:.3f} of "
-                             "their peak (HFU above 1)")
+    for step in CHECKS:
+        if step in RULES:
+            _check_rule(RULES[step], c)
+        else:
+            with _field(step):
+                c[step] = _check_value(FIELDS[step], c[step])
     return c
 
 
-def _check_architecture(c: Mapping[str, Any]) -> None:
-    """The architecture's own rules, each under the field the page marks (the page's checks, in order)."""
-    heads = c["num_heads"]
-    with _field("num_kv_heads"):
-        if heads % c["num_kv_heads"]:
-            raise ValueError(f"num_kv_heads must divide num_heads={heads}, got {c['num_kv_heads']}")
-    with _field("d_model"):
-        if c["head_size"] is None and c["d_model"] % heads:
-            raise ValueError(f"d_model must be a multiple of num_heads={heads} (or give head_size), got {c['d_model']}")
-    with _field("norm"):
-        check_choice("norm", c["norm"], NORMS)
-    with _field("positions"):
-        check_choice("positions", c["positions"], POSITIONS)
-        if c["positions"] == "rope" and (c["head_size"] or c["d_model"] // heads) % 2:
-            raise ValueError("positions='rope' needs an even head size (head_size, or d_model/num_heads), "
-                             f"got {c['head_size'] or c['d_model'] // heads}")
-    with _field("d_model"):
-        _model(c)  # anything else the package's own config refuses
+def _check_value(field: Field, value: Any) -> Any:
+    """``value`` as the input ``field`` takes it (tokens as an int), or the error naming the field."""
+    name, kind = field.key, field.kind
+    if kind == "choice":
+        if not isinstance(value, str) or value not in field.options:
+            raise ValueError(f"{name} must be one of {field.options}, got {value!r}")
+        return value
+    if kind == "bool":
+        if not is_bool(value):
+            raise TypeError(f"{name} must be True or False, got {type(value).__name__} {value!r}")
+        return value
+    if value is None and field.optional:
+        return None
+    if is_bool(value) or not isinstance(value, numbers.Integral if kind == "int" else numbers.Real):
+        expected = "an int" if kind == "int" else "a number"
+        raise TypeError(f"{name} must be {expected}, got {type(value).__name__} {value!r}")
+    if kind == "tokens" and not isinstance(value, numbers.Integral) and not (
+            math.isfinite(value) and value == int(value)):
+        raise ValueError(f"tokens must be a whole number, got {value!r}")
+    if not field.minimum <= value <= field.maximum:  # NaN fails too
+        raise ValueError(f"{name} must be in [{field.minimum}, {field.maximum}], got {value!r}")
+    return int(value) if kind == "tokens" else value
+
+
+def _quantity(c: Mapping[str, Any], name: str | int) -> Any:
+    """An operand of a :class:`Rule`: a number, an input's value, or a derived quantity (head_dim, hfu)."""
+    if not isinstance(name, str):
+        return name
+    if name == "head_dim":
+        return c["head_size"] or c["d_model"] // c["num_heads"]
+    if name == "hfu":  # MFU counts model FLOPs; recomputation makes the GPUs run more
+        model = _model(c)
+        return c["mfu"] * training_flops_per_token(model, c["seq_len"], recompute=c["recompute"]) / (
+            training_flops_per_token(model, c["seq_len"]))
+    return c[name]
+
+
+def _check_rule(rule: Rule, c: Mapping[str, Any]) -> None:
+    """Raise ``ValueError`` tagged with ``rule.field`` when ``rule`` applies to ``c`` and does not hold."""
+    if any(c[key] != value for key, value in rule.when):
+        return
+    with _field(rule.field):
+        left, right = _quantity(c, rule.left), _quantity(c, rule.right)
+        holds = {"divides": lambda: right % left == 0, "multiple_of": lambda: left % right == 0,
+                 "even": lambda: left % 2 == 0, "at_most": lambda: left <= right}[rule.relation]()
+        if not holds:
+            params = {name: _quantity(c, operand) for name, operand in rule.params}
+            raise ValueError(rule.message.format(value=left, **params))
 
 
 def _model(c: Mapping[str, Any]) -> TransformerConfig:
@@ -304,19 +410,32 @@ def _cluster_time(c: Mapping[str, Any], n: int, peak: float | None) -> dict[str,
 
 def page_data() -> dict[str, Any]:
     """The tables the page reads, from the package: presets, accelerators, recipes, optimizers, stages, defaults."""
-    presets = {key: {"name": m.name, "reported": m.reported_params, "source": m.source, **preset_architecture(key)}
-               for key, m in PRESETS.items()}
+    presets = {key: {"name": m.name, "reported": m.reported_params, "source": m.source, **preset_architecture(key),
+                     "sets": preset_defaults(key)} for key, m in PRESETS.items()}
     cards = {key: {"name": a.name, "memory_bytes": a.memory_bytes, "peak_flops": dict(a.peak_flops),
                    "source": a.source} for key, a in ACCELERATORS.items()}
     precisions = {key: {"param": p.param, "grad": p.grad, "master": p.master, "state": p.state,
                         "activation": p.activation} for key, p in PRECISIONS.items()}
-    return {"presets": presets, "accelerators": cards, "precisions": precisions,
+    return {"schema": page_schema(), "presets": presets, "accelerators": cards, "precisions": precisions,
             "optimizer_states": dict(OPTIMIZER_STATES), "stages": list(STAGES), "recompute": list(RECOMPUTE),
             "norms": list(NORMS), "positions": list(POSITIONS),
             "matmul_dtype": dict(MATMUL_DTYPE), "seconds_per_day": SECONDS_PER_DAY, "defaults": DEFAULTS,
             **cluster_table(),
-            "url_keys": URL_KEYS, "limits": LIMITS, "mfu_min": MFU_MIN, "token_budgets": TOKEN_BUDGETS,
+            "token_budgets": TOKEN_BUDGETS,
             "cuda_context_bytes": CUDA_CONTEXT_BYTES, "validation": _validation_rows()}
+
+
+def page_schema() -> dict[str, Any]:
+    """The inputs for the page's JavaScript: :data:`FIELDS`, :data:`RULES`, :data:`CHECKS` and the address's grammar.
+
+    The page builds its form, checks a configuration and reads its address from this alone: formulas.js
+    and url.js hold the arithmetic and no list of inputs, limits or rules of their own.
+    """
+    fields = [{**asdict(f), "options": list(f.options)} for f in FIELDS.values()]
+    rules = {code: {"field": r.field, "relation": r.relation, "left": r.left, "right": r.right,
+                    "when": dict(r.when), "params": dict(r.params)} for code, r in RULES.items()}
+    return {"fields": fields, "rules": rules, "checks": list(CHECKS), "architecture": list(ARCHITECTURE),
+            "linked": list(LINKED), "url": URL_GRAMMAR}
 
 
 def _validation_rows() -> list[dict[str, Any]]:

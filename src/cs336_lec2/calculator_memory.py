@@ -4,7 +4,8 @@
 that issue 29 item 4 added: the gradient of the logits, the full FSDP unit being computed and the
 next one prefetched (ZeRO-3), DDP's gradient buckets, and the CUDA context (:data:`CUDA_CONTEXT_BYTES`),
 which the card's memory loses before the first tensor is allocated.
-``book/_static/calculator/formulas.js`` repeats it (``F.transient_bytes``; the browser test compares them).
+``book/_static/calculator/formulas.js`` repeats it (``F.transient_bytes``; ``tests/test_calculator_node.py``
+compares them).
 """
 
 from __future__ import annotations

@@ -1,7 +1,8 @@
 """The calculator page's address, read as the page reads it: one grammar, the same answers in Python and JavaScript.
 
 ``calculator.html#model=llama2-7b&gpus=64&zero=zero3`` holds a configuration: the short names of
-:data:`~cs336_lec2.calculator.URL_KEYS`, each once, with values written strictly:
+:data:`~cs336_lec2.calculator.URL_KEYS`, each once, with values written strictly
+(:data:`~cs336_lec2.calculator.URL_GRAMMAR`):
 
 * whole numbers (``gpus``, ``layers``, ``hs`` the head size, ...) in decimal digits only, at most 15 of them: ``0x40``,
   ``1e3``, ``1.5``, ``-8`` and an empty value are errors, not numbers;
@@ -13,34 +14,38 @@
 
 :func:`read_url` is what the page does with an address: it keeps every valid field, drops each bad one
 (its default applies) and returns the errors by field, so a bad value never silently shows another
-model. ``book/_static/calculator/url.js`` repeats it, and ``tests/test_calculator_offline.py`` checks
-that both give the same configuration and the same bad fields on every link of issue 29 item 16.
+model. ``book/_static/calculator/url.js`` repeats it from the same grammar
+(:data:`~cs336_lec2.calculator.URL_GRAMMAR`, in data.js), and ``tests/test_calculator_node.py`` checks
+that both give the same configuration and the same bad fields on every link of issue 29 item 16 and
+hundreds of broken ones, and that an address :func:`url_of` writes reads back in JavaScript and back.
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from fractions import Fraction
 from typing import Any
-from urllib.parse import unquote
+from urllib.parse import quote, unquote
 
-from .calculator import ARCHITECTURE, DEFAULTS, URL_KEYS, normalize
+from .calculator import FIELDS, LINKED, URL_GRAMMAR, URL_KEYS, normalize
 
-WHOLE = re.compile(r"[0-9]{1,15}")
-TOKENS = re.compile(r"([0-9]{1,20})(?:\.([0-9]{1,20}))?(?:[eE]([0-9]{1,2}))?")
-FRACTION = re.compile(r"[0-9]{0,15}\.?[0-9]{1,20}|[0-9]{1,15}\.")
-BOOLEANS = {"1": True, "true": True, "0": False, "false": False}
+WHOLE = re.compile(URL_GRAMMAR["int"])
+TOKENS = re.compile(URL_GRAMMAR["tokens"])
+FRACTION = re.compile(URL_GRAMMAR["real"])
+BOOLEANS = URL_GRAMMAR["booleans"]
 NAMES = {short: key for key, short in URL_KEYS.items()}
+SAFE = "-_.!~*'()"  # what JavaScript's encodeURIComponent leaves as it is
 
 
 def _value(key: str, raw: str) -> Any:
     """``raw`` as the value of ``key``; ``ValueError`` when it is not written as that kind of value."""
-    kind = type(DEFAULTS[key])
-    if kind is bool:
+    kind = FIELDS[key].kind
+    if kind == "bool":
         if raw not in BOOLEANS:
             raise ValueError(f"{key} must be 1, 0, true or false, got {raw!r}")
         return BOOLEANS[raw]
-    if key == "tokens":
+    if kind == "tokens":
         match = TOKENS.fullmatch(raw)
         if not match:
             raise ValueError(f"tokens must be a whole number in decimal (2e12 allowed), got {raw!r}")
@@ -49,11 +54,11 @@ def _value(key: str, raw: str) -> Any:
         if value.denominator != 1:
             raise ValueError(f"tokens must be a whole number, got {raw!r}")
         return int(value)
-    if kind is int or key == "head_size":  # head_size's default is None (d / H); written, it is a whole number
+    if kind == "int":
         if not WHOLE.fullmatch(raw):
             raise ValueError(f"{key} must be a whole number in decimal digits, got {raw!r}")
         return int(raw)
-    if kind is float:
+    if kind == "real":
         if not FRACTION.fullmatch(raw):
             raise ValueError(f"{key} must be a decimal number such as 0.4, got {raw!r}")
         return float(raw)
@@ -105,8 +110,8 @@ def read_url(fragment: str) -> tuple[dict[str, Any], dict[str, str]]:
             errors.setdefault(field, str(err))
             if field in config:
                 del config[field]
-            elif field in ARCHITECTURE or field == "seq_len":  # a default broke a rule of the sizes given:
-                for key in (*ARCHITECTURE, "seq_len"):  # drop the sizes, keep the rest
+            elif field in LINKED:  # a default broke a rule of the sizes given:
+                for key in LINKED:  # drop the sizes, keep the rest
                     config.pop(key, None)
             else:
                 config.clear()
@@ -120,3 +125,22 @@ def config_from_url(fragment: str) -> dict[str, Any]:
     if errors:
         raise ValueError("fragment has bad inputs: " + "; ".join(errors.values()))
     return config
+
+
+def url_of(config: Mapping[str, Any]) -> str:
+    """The page's address of a configuration: what differs from what its model sets by itself, in short names.
+
+    ``url_of(normalize({"model": "llama2-7b", "num_gpus": 64}))`` is ``"#model=llama2-7b&gpus=64"``;
+    :func:`read_url` gives the configuration back (url.js's ``toHash`` writes the same address).
+    """
+    c = normalize(config)
+    base = normalize({"model": c["model"]})
+    parts = []
+    for key, value in c.items():
+        if key != "model" and value == base[key]:
+            continue
+        # as JavaScript's String() writes it: true -> 1, 1.0 -> 1 (an MFU is at least 0.001: no exponent)
+        text = (str(int(value)) if isinstance(value, bool) else repr(value).removesuffix(".0")
+                if isinstance(value, float) else str(value))
+        parts.append(f"{URL_KEYS[key]}={quote(text, safe=SAFE)}")
+    return "#" + "&".join(parts)

@@ -201,3 +201,23 @@ def get_batch(
         batch = batch.pin_memory()
     batch = batch.to(device, non_blocking=device.type == "cuda")
     return batch[:, :-1].contiguous(), batch[:, 1:].contiguous()
+
+
+def resident_bytes(path: PathLike | None = None) -> int:
+    """Bytes of this process's memory mappings of ``path`` that are resident (in physical memory).
+
+    Linux reports each mapped file separately (``psutil``'s ``memory_maps``); elsewhere, and for
+    ``path=None``, this is the whole process's resident set size (RSS), which grows as well when
+    pages of a mapped file are read in. 0 if the file is not mapped.
+    """
+    import psutil  # here: only this measurement needs it
+
+    target = None if path is None else os.path.realpath(check_path("path", path))
+    proc = psutil.Process()
+    if target is None:
+        return proc.memory_info().rss
+    try:
+        maps = proc.memory_maps(grouped=True)
+    except (AttributeError, NotImplementedError, psutil.AccessDenied):
+        return proc.memory_info().rss
+    return sum(m.rss for m in maps if m.path == target)

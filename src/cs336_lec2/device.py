@@ -112,7 +112,8 @@ def describe_device(device: str | torch.device, lang: str = "en") -> str:
             props = torch.cuda.get_device_properties(device)
         except (AssertionError, RuntimeError):  # torch asserts when there is no CUDA at all
             raise NoCudaError(f"device={str(device)!r}, but {no_cuda_reason()}") from None
-        where, gib, cc = f"cuda:{device.index or 0}", f"{props.total_memory / 2**30:.1f} GiB", f"{props.major}.{props.minor}"
+        where, gib = f"cuda:{device.index or 0}", f"{props.total_memory / 2**30:.1f} GiB"
+        cc = f"{props.major}.{props.minor}"
         if zh:
             return f"{props.name}（{where}，{gib}，计算能力 {cc}，CUDA {torch.version.cuda}）"
         return f"{props.name} ({where}, {gib}, compute capability {cc}, CUDA {torch.version.cuda})"

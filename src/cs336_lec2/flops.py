@@ -8,10 +8,13 @@ hardware's FMA does exactly that), which is why the count is ``2k`` and not ``2k
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from typing import Any
 
 import torch
+from torch.utils._python_dispatch import TorchDispatchMode
+from torch.utils._pytree import tree_flatten
 from torch.utils.flop_counter import FlopCounterMode
 
 from .checks import check_bool, check_count, check_positive_real, check_real
@@ -138,3 +141,79 @@ def mfu(flops: float, seconds: float, peak: float | Peak, *, strict: bool = True
             "factory-overclocked GeForce card) passes its peak by a few per cent."
         )
     return ratio
+
+
+class _ElementCounter(TorchDispatchMode):
+    """Adds up the elements every aten op produces: an op on ``n`` elements adds ``n``."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.elements = 0
+
+    def __torch_dispatch__(self, func: Any, types: Any, args: Any = (), kwargs: Any = None) -> Any:
+        out = func(*args, **(kwargs or {}))
+        self.elements += sum(t.numel() for t in tree_flatten(out)[0] if isinstance(t, torch.Tensor))
+        return out
+
+
+def count_elements(fn: Callable[..., Any], *args: Any, **kwargs: Any) -> int:
+    """Run ``fn(*args, **kwargs)`` and add up the elements of every tensor its aten ops produce.
+
+    An elementwise op on ``n`` elements adds ``n``, so for elementwise work (an optimizer step) the total
+    over the parameter count is the ops per parameter, the part that :func:`count_flops` leaves out. It
+    hooks every op with a ``TorchDispatchMode``, the mechanism ``FlopCounterMode`` is built on.
+    """
+    if not callable(fn):
+        raise TypeError(f"fn must be callable, got {type(fn).__name__}")
+    with _ElementCounter() as counter:
+        fn(*args, **kwargs)
+    return counter.elements
+
+
+def einsum_sizes(pattern: str, a: torch.Tensor, b: torch.Tensor) -> dict[str, int]:
+    """The size of each dimension name of a two-operand einsum ``pattern`` (``"b i h, b j h -> b i j"``),
+    read off the operands ``a`` and ``b``; a name two operands give different sizes is refused."""
+    if not isinstance(pattern, str) or pattern.count("->") != 1:
+        raise ValueError(f"pattern must be 'inputs -> output' (one '->'), got {pattern!r}")
+    specs = [s.split() for s in pattern.split("->")[0].split(",")]
+    if len(specs) != 2 or "..." in pattern:
+        raise ValueError(f"pattern must name every dim of two operands: {pattern!r}")
+    sizes: dict[str, int] = {}
+    for names, t in zip(specs, (a, b), strict=True):
+        if not isinstance(t, torch.Tensor) or len(names) != t.dim():
+            raise ValueError(f"{names} must name every dim of a tensor, got {getattr(t, 'shape', t)}")
+        for name, size in zip(names, t.shape, strict=True):
+            seen = sizes.setdefault(name, size)
+            if seen != size:
+                raise ValueError(f"dimension {name!r} is {seen} and {size}")
+    return sizes
+
+
+def einsum_flops(pattern: str, a: torch.Tensor, b: torch.Tensor) -> int:
+    """FLOPs of a two-operand einsum that contracts like a matmul: 2 x the product of all dimension sizes.
+
+    Each tuple of one value per name costs one multiply and one add. That holds only when at least one name
+    is summed and every summed name is in both operands; other patterns are refused, not priced.
+    """
+    sizes = einsum_sizes(pattern, a, b)  # each name's size, read off a and b
+    inputs, output = pattern.split("->")
+    first, second = (set(s.split()) for s in inputs.split(","))
+    summed = set(sizes) - set(output.split())
+    if not summed:
+        raise ValueError(f"{pattern!r} sums over nothing: not a matmul")
+    if summed - (first & second):
+        raise ValueError(f"{pattern!r} sums a name within one operand, first")
+    return 2 * math.prod(sizes.values())
+
+
+def measured_mfu(flops: float, seconds: float, peak: Peak | None) -> float | None:
+    """The MFU of a measurement, or None where there is no peak (a GPU the table does not know).
+
+    Against a datasheet peak an MFU above 1 raises :class:`ImplausibleMFUError`, as in :func:`mfu`. Against
+    an ESTIMATED peak it is returned as it is: above 1, it says the estimate is too low for this machine.
+    """
+    if peak is None:
+        return None
+    if not isinstance(peak, Peak):
+        raise TypeError(f"peak must be a Peak (from peak_flops or peak_or_none) or None, got {type(peak).__name__}")
+    return mfu(flops, seconds, peak, strict=False)

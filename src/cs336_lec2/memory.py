@@ -5,12 +5,14 @@
 numbers beside it: :func:`parameter_bytes`, :func:`gradient_bytes`, :func:`optimizer_state_bytes`
 and :class:`SavedTensorsRecorder` / :func:`saved_activation_bytes`, which record what autograd keeps
 for the backward pass. Every measurement counts each storage once (:func:`tensor_bytes`), because
-that is the memory a tensor and all its views really occupy.
+that is the memory a tensor and all its views really occupy; :func:`tensors_in` collects the tensors of
+nested containers (a state_dict, a checkpoint) for it.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from types import TracebackType
 from typing import Any
@@ -138,6 +140,18 @@ def tensor_bytes(tensors: Iterable[torch.Tensor]) -> int:
         key = _storage_key(_check_tensor("tensors", t))
         seen[key] = key[2]
     return sum(seen.values())
+
+
+def tensors_in(tree: object) -> list[torch.Tensor]:
+    """Every tensor inside nested dicts, lists and tuples (a ``state_dict``, a checkpoint, a part of one).
+
+    Anything that is not a tensor or a container (a step count, a name, None) contributes nothing, so
+    ``tensor_bytes(tensors_in(read_checkpoint(path)["optimizer"]))`` is the optimizer state's bytes.
+    """
+    if isinstance(tree, torch.Tensor):
+        return [tree]
+    items = tree.values() if isinstance(tree, dict) else tree if isinstance(tree, (list, tuple)) else ()
+    return [t for item in items for t in tensors_in(item)]
 
 
 def _check_module(model: object) -> nn.Module:
@@ -269,3 +283,32 @@ def saved_activation_bytes(
     with SavedTensorsRecorder(exclude=exclude) as recorder:
         fn(*args, **kwargs)
     return recorder.bytes
+
+
+@contextmanager
+def naming_tensors(model: nn.Module, **tensors: torch.Tensor) -> Iterator[dict[int, str]]:
+    """Name the storages one forward pass of ``model`` touches, to read a :class:`SavedTensorsRecorder` by.
+
+    Yields a dict from a storage's address (:attr:`SavedTensor.storage_ptr`) to a name: each of
+    ``tensors`` by its keyword (``x=x``), each parameter by its qualified name (``layers.1.weight``)
+    and, for forward passes inside the block, each submodule's output as ``layers.0(...)`` and the
+    whole model's as ``model(...)`` (a view shares its base's storage, so it gets the outer name).
+    The forward hooks are removed when the block ends. Addresses are matched, never shown.
+    """
+    _check_module(model)
+    names = {_check_tensor("tensors", t).untyped_storage().data_ptr(): name for name, t in tensors.items()}
+    names.update({p.untyped_storage().data_ptr(): name for name, p in model.named_parameters()})
+
+    def naming(label: str) -> Callable[..., None]:
+        def hook(module: nn.Module, inputs: Any, output: Any) -> None:
+            if isinstance(output, torch.Tensor):
+                names[output.untyped_storage().data_ptr()] = label
+        return hook
+
+    handles = [m.register_forward_hook(naming(f"{name or 'model'}(...)")) for name, m in model.named_modules()]
+    try:
+        yield names
+    finally:
+        for handle in handles:
+            handle.remove()
+

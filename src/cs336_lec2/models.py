@@ -107,6 +107,21 @@ class Cruncher(nn.Module):
         return f"dim={self.dim}, num_layers={self.num_layers}"
 
 
+def end_to_end(model: Cruncher) -> torch.Tensor:
+    """The vector ``w_e`` with ``model(x) == x @ w_e``: the product of all of a ``Cruncher``'s factors.
+
+    ``Cruncher`` has no non-linearity, so its ``L`` square layers and its head compose into one linear
+    map from ``dim`` numbers to one. Computed without tracking gradients.
+    """
+    if not isinstance(model, Cruncher):
+        raise TypeError(f"model must be a Cruncher, got {type(model).__name__}")
+    with torch.no_grad():
+        w = torch.eye(model.dim, dtype=model.final.weight.dtype, device=model.final.weight.device)
+        for layer in model.layers:
+            w = w @ layer.weight
+        return (w @ model.final.weight).squeeze(-1)
+
+
 # Cruncher(4, 2**1100) never returned: more than checks.MAX_PARAMETERS (69e9 values) is a typo
 
 

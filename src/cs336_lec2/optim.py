@@ -323,3 +323,18 @@ def make_optimizer(name: str, params: Params, **hyper: Any) -> TeachingOptimizer
     if not isinstance(name, str) or name.lower() not in OPTIMIZERS:
         raise ValueError(f"optimizer must be one of {sorted(OPTIMIZERS)}, got {name!r}")
     return OPTIMIZERS[name.lower()](params, **hyper)
+
+
+def fused_adamw_supported(device: str | torch.device) -> bool:
+    """Whether the installed torch has a fused AdamW kernel (``fused=True``) for parameters on ``device``.
+
+    Tried on a one-element parameter: torch raises a RuntimeError ("`fused=True` requires all the params
+    to be ... of supported devices") where it has none, as for the CPU before torch 2.4.
+    """
+    p = torch.zeros(1, device=device, requires_grad=True)
+    p.grad = torch.zeros(1, device=device)
+    try:
+        torch.optim.AdamW([p], fused=True).step()
+    except RuntimeError:
+        return False
+    return True

@@ -17,9 +17,11 @@ Offsets are counted in **elements of the tensor's dtype**; sizes are in **bytes*
 from __future__ import annotations
 
 import operator
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from typing import Any
 
 import torch
+from torch.utils._python_dispatch import TorchDispatchMode
 
 from .checks import is_bool
 
@@ -178,3 +180,32 @@ def cuda_block_bytes(nbytes: int) -> int:
     if nbytes < 0:
         raise ValueError(f"nbytes must be a non-negative int, got {nbytes!r}")
     return -(-nbytes // CUDA_BLOCK_BYTES) * CUDA_BLOCK_BYTES
+
+
+class _NewTensors(TorchDispatchMode):
+    """Records the numel of every tensor an op returns with a storage of its own (not a view of an input)."""
+
+    def __init__(self, inputs: Sequence[torch.Tensor]) -> None:
+        super().__init__()
+        self.inputs, self.created = tuple(inputs), []
+
+    def __torch_dispatch__(self, func: Any, types: Any, args: Any = (), kwargs: Any = None) -> Any:
+        out = func(*args, **(kwargs or {}))
+        if isinstance(out, torch.Tensor) and not any(same_storage(out, t) for t in self.inputs):
+            self.created.append(out.numel())
+        return out
+
+
+def new_tensors(fn: Callable[..., Any], *inputs: torch.Tensor) -> list[int]:
+    """Run ``fn(*inputs)`` and list the element counts of the tensors its aten ops create, in order.
+
+    A tensor that shares the storage of an input (a view, an ``expand``) is not new and is left out, so the
+    list shows what really gets allocated: a broadcast matmul copies its operands, an elementwise add does
+    not. It hooks every op with a ``TorchDispatchMode``, as ``FlopCounterMode`` does.
+    """
+    if not callable(fn):
+        raise TypeError(f"fn must be callable, got {type(fn).__name__}")
+    tensors = [_check_strided(t, "input") for t in inputs]
+    with _NewTensors(tensors) as watch:
+        fn(*tensors)
+    return watch.created

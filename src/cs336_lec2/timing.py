@@ -130,6 +130,31 @@ def copy_bandwidth(
     return 2 * nbytes / timing.min
 
 
+def read_bandwidth(
+    device: str | torch.device | None = None,
+    nbytes: int | None = None,
+    *,
+    warmup: int = 2,
+    repeats: int = 10,
+) -> float:
+    """Measured READ bandwidth in bytes/s: the fastest warm ``sum`` over an ``nbytes`` fp32 buffer.
+
+    A sum reads every byte once and writes nothing, so it measures what a kernel that mostly reads (a
+    matmul re-reading its weight ``W``) gets from memory, without the write-allocate reads a CPU copy
+    adds (:func:`copy_bandwidth` counts 2 bytes per byte copied where a cache moves 3). A buffer that
+    fits a cache measures the cache. ``nbytes`` defaults to 256 MiB on CUDA, 64 MiB on the CPU.
+    """
+    dev = device_arg("device", device)
+    if nbytes is None:
+        nbytes = 2**28 if dev.type == "cuda" else 2**26
+    nbytes = check_int("nbytes", nbytes, minimum=4, maximum=MAX_COPY_BYTES)
+    buf = torch.ones(nbytes // 4, device=dev)
+    timing = benchmark(buf.sum, warmup=warmup, repeats=repeats, device=dev)
+    if timing.min <= 0:
+        raise RuntimeError(f"a sum over {nbytes} bytes timed at {timing.min} s: the clock is too coarse")
+    return buf.nbytes / timing.min
+
+
 def matmul_flops_per_sec(
     n: int | None = None,
     dtype: torch.dtype = torch.float32,
@@ -163,3 +188,38 @@ def matmul_flops_per_sec(
     if timing.min <= 0:
         raise RuntimeError(f"a {n}x{n} matmul timed at {timing.min} s: the clock is too coarse")
     return 2 * n**3 / timing.min
+
+
+@dataclass(frozen=True)
+class HostCopy:
+    """A host-to-device copy of ``nbytes``, timed from pageable and from pinned memory (seconds)."""
+
+    nbytes: int
+    pageable_s: float  # median of blocking copies from ordinary (pageable) host memory
+    pinned_s: float  # median of non_blocking copies from page-locked memory, to completion
+    issue_s: float  # how long one pinned non_blocking copy kept the CPU before returning
+
+
+def host_to_device_copy(nbytes: int, device: str | torch.device) -> HostCopy:
+    """Time copying ``nbytes`` of float32 to the CUDA ``device``: pageable ``.to(dev)`` against pinned
+    ``.to(dev, non_blocking=True)``, and how soon the pinned copy hands the CPU back.
+
+    Raises ValueError off CUDA (``pin_memory()`` needs an accelerator), and RuntimeError if a copy
+    arrives different from its source.
+    """
+    dev = device_arg("device", device)
+    if dev.type != "cuda":
+        raise ValueError(f"host_to_device_copy times copies to a CUDA device, got {dev}")
+    nbytes = check_int("nbytes", nbytes, minimum=4)
+    pageable = torch.randn(nbytes // 4)  # float32, ordinary host memory
+    pinned = pageable.pin_memory()
+    t_pageable = benchmark(lambda: pageable.to(dev), device=dev).median
+    t_pinned = benchmark(lambda: pinned.to(dev, non_blocking=True), device=dev).median
+    torch.cuda.synchronize(dev)
+    t0 = time.perf_counter()
+    on_gpu = pinned.to(dev, non_blocking=True)
+    t_issue = time.perf_counter() - t0  # the CPU is free again after this...
+    torch.cuda.synchronize(dev)  # ...while the copy itself finishes only here
+    if not (pinned.is_pinned() and not pageable.is_pinned() and torch.equal(on_gpu.cpu(), pageable)):
+        raise RuntimeError("the pinned copy did not arrive equal to its pageable source")
+    return HostCopy(nbytes=pageable.nbytes, pageable_s=t_pageable, pinned_s=t_pinned, issue_s=t_issue)

@@ -5,8 +5,8 @@
 // language comes from <html lang>.
 (function (NS) {
 "use strict";
-const { ARCHITECTURE, DATA, F, T, calculate, fmtInt, message, normalize, readHash, readValid, serialize,
-  toHash } = NS;
+const { ARCHITECTURE, DATA, F, T, calculate, fmtDays, fmtInt, message, normalize, readHash, readValid, reason,
+  serialize, toHash } = NS;
 const STARTED = performance.now();  // when this script began to run (ms since navigation start)
 const URL_DELAY_MS = 150;
 const GB = 1e9, GIB = 2 ** 30;
@@ -24,27 +24,39 @@ const flopRate = (x) => `${(x / 1e12).toPrecision(4)} TFLOP/s`;
 
 function field(key, control) {
   const wrap = document.createElement("div");
-  wrap.className = "cs336-calc-field";
+  // selects and long numbers (tokens) take the card's width under their label: their text is never cut
+  const wide = control.tagName === "SELECT" || Number(control.max) > 1e9;
+  wrap.className = `cs336-calc-field cs336-calc-field-${control.type === "checkbox" ? "check"
+    : wide ? "wide" : "number"}`;
   const label = document.createElement("label");
   label.htmlFor = `calc-${key}`;
   label.textContent = T[key];
   control.id = `calc-${key}`;
   control.name = key;
-  if (control.type === "checkbox") wrap.append(control, label);
-  else wrap.append(label, control);
+  // The error of this input, right under it: the reader sees it where they type, at any width.
+  const error = document.createElement("p");
+  error.className = "cs336-calc-field-error";
+  error.id = `calc-${key}-error`;
+  error.hidden = true;
+  if (control.type === "checkbox") wrap.append(control, label, error);
+  else wrap.append(label, control, error);
   return wrap;
 }
 
 function select(key, options) {
   const s = document.createElement("select");
-  for (const [value, text] of options) s.add(new Option(text, value));
+  for (const [value, text, title] of options) {
+    const option = new Option(text, value);
+    if (title) option.title = title;
+    s.add(option);
+  }
   return field(key, s);
 }
 
 function number(key, attrs) {
   const input = document.createElement("input");
   input.type = "number";
-  Object.assign(input, { min: 1, step: 1, required: true, ...attrs });
+  Object.assign(input, { step: 1, required: true, ...attrs });
   return field(key, input);
 }
 
@@ -62,36 +74,42 @@ function fieldset(legend, children) {
   return fs;
 }
 
+// The words of each choice; the choices themselves, like every input's kind and limits, come from data.js.
+const OPTION_TEXT = {
+  model: (k) => (k === "custom" ? T.custom : DATA.presets[k].name),
+  gpu: (k) => {  // short enough for the select: the peak goes into the option's tooltip and the results
+    const a = DATA.accelerators[k], name = a.name.replace(/^NVIDIA /, "");
+    return /GB$/.test(name) ? name : `${name} (${a.memory_bytes / GB} GB)`;
+  },
+  norm: (k) => T.norms[k], positions: (k) => T.positionsList[k], precision: (k) => T.precisions[k] || k,
+  optimizer: (k) => k, stage: (k) => T.stages[k], recompute: (k) => T.recomputes[k],
+};
+const OPTION_TITLE = {
+  gpu: (k) => {
+    const a = DATA.accelerators[k];
+    return a.peak_flops.bf16 ? `${a.name}: ${a.memory_bytes / GB} GB, ${flopRate(a.peak_flops.bf16)} ${T.dense} bf16` : a.name;
+  },
+};
+
+/** The control of one input (calculator.FIELDS), with its limits. */
+function control(f) {
+  if (f.kind === "choice") {
+    return select(f.key, f.options.map((k) => [k, OPTION_TEXT[f.key](k), OPTION_TITLE[f.key]?.(k)]));
+  }
+  if (f.kind === "bool") return checkbox(f.key);
+  const attrs = { min: f.minimum, max: f.maximum };
+  if (f.kind === "real") attrs.step = "any";
+  if (f.optional) Object.assign(attrs, { required: false, placeholder: "d / H" });
+  return number(f.key, attrs);
+}
+
 function buildForm() {
-  const cards = Object.entries(DATA.accelerators).map(([key, a]) => {
-    const bf16 = a.peak_flops.bf16 ? `, ${flopRate(a.peak_flops.bf16)} ${T.dense} bf16` : "";
-    return [key, `${a.name} (${a.memory_bytes / GB} GB${bf16})`];
-  });
-  const presets = Object.entries(DATA.presets).map(([key, p]) => [key, p.name]);
   const form = document.createElement("form");
   form.className = "cs336-calc-form";
   form.addEventListener("submit", (e) => e.preventDefault());
-  form.append(
-    fieldset(T.model, [
-      select("model", [...presets, ["custom", T.custom]]),
-      ...["vocab_size", "context_length", "num_layers", "d_model", "num_heads", "num_kv_heads", "d_ff"]
-        .map((k) => number(k)),
-      number("head_size", { required: false, placeholder: "d / H" }),
-      select("norm", DATA.norms.map((k) => [k, T.norms[k]])),
-      select("positions", DATA.positions.map((k) => [k, T.positionsList[k]])),
-      ...["gated_mlp", "tied_embeddings", "bias", "dropout"].map(checkbox),
-    ]),
-    fieldset(T.training, [number("seq_len"), number("micro_batch"), number("grad_accum"), number("tokens")]),
-    fieldset(T.hardware, [select("gpu", cards), number("num_gpus"), number("mfu", { min: 0.01, max: 1, step: 0.01 }),
-      checkbox("tf32")]),
-    fieldset(T.recipe, [
-      select("precision", Object.keys(DATA.precisions).map((k) => [k, T.precisions[k] || k])),
-      select("optimizer", Object.keys(DATA.optimizer_states).map((k) => [k, k])),
-      select("stage", DATA.stages.map((k) => [k, T.stages[k]])),
-      select("recompute", DATA.recompute.map((k) => [k, T.recomputes[k]])),
-      checkbox("flash_attention"),
-    ]),
-  );
+  for (const group of ["model", "training", "hardware", "recipe"]) {
+    form.append(fieldset(T[group], DATA.schema.fields.filter((f) => f.group === group).map(control)));
+  }
   return form;
 }
 
@@ -249,7 +267,7 @@ function patchTable(old, caption, head, rows) {
 }
 
 function render(out, r, c) {
-  const days = (d) => (d === null ? T.noPeak : `${d.toPrecision(4)} ${T.days_unit}`);
+  const days = (d) => (d === null ? T.noPeak : `${fmtDays(d)} ${T.days_unit}`);
   const peak = r.time.peak_flops === null ? T.noPeak
     : `${flopRate(r.time.peak_flops)} (${T.dense} ${r.time.peak_dtype}, ${DATA.accelerators[c.gpu].name})`;
   const m = r.memory;
@@ -283,19 +301,33 @@ function render(out, r, c) {
   });
 }
 
-function showErrors(box, form, errors) {
-  for (const el of form.querySelectorAll("[aria-invalid]")) el.removeAttribute("aria-invalid");
+/** Each error under its input (and, for an address, listed at the top too); ``listAll``: the page just loaded one. */
+function showErrors(box, form, errors, listAll) {
+  for (const el of form.querySelectorAll("[aria-invalid]")) {
+    el.removeAttribute("aria-invalid");
+    el.removeAttribute("aria-describedby");
+  }
+  for (const p of form.querySelectorAll(".cs336-calc-field-error:not([hidden])")) p.hidden = true;
   const list = Object.values(errors);
-  if (!list.length) {
+  const listed = list.filter((e) => listAll || !form.elements[e.field]);  // names that are no input: at the top
+  for (const e of list) {
+    const el = form.elements[e.field];
+    if (!el) continue;
+    const p = form.querySelector(`#calc-${e.field}-error`);
+    p.textContent = reason(e);
+    p.hidden = false;
+    el.setAttribute("aria-invalid", "true");
+    el.setAttribute("aria-describedby", p.id);
+  }
+  if (!listed.length) {
     if (box.childNodes.length) box.replaceChildren();
     return;
   }
   const items = document.createElement("ul");
-  for (const e of list) {
+  for (const e of listed) {
     const li = document.createElement("li");
     li.textContent = message(e);
     items.append(li);
-    form.elements[e.field]?.setAttribute("aria-invalid", "true");
   }
   box.replaceChildren(T.invalid, items);
 }
@@ -327,11 +359,13 @@ function mount(root) {
     }, URL_DELAY_MS);
   }
 
-  function show(c, errors) {
-    showErrors(error, form, errors);
+  function show(c, errors, listAll = false) {
+    showErrors(error, form, errors, listAll);
     const bad = Object.keys(errors).length > 0;
-    out.classList.toggle("cs336-calc-stale", bad);  // results of other inputs than those shown: dimmed
-    out.setAttribute("aria-label", bad ? T.stale : "");
+    out.classList.toggle("cs336-calc-stale", bad);  // results of other inputs than those shown: dimmed,
+    out.setAttribute("aria-label", bad ? T.stale : "");  // and no verdict (fits, hidden) shown for them
+    const summary = out.querySelector(".cs336-calc-summary");
+    if (bad && summary) summary.replaceChildren(T.staleSummary);
     return bad;
   }
 
@@ -354,7 +388,7 @@ function mount(root) {
     const { config, errors } = readHash(location.hash);
     writeForm(form, config);
     render(out, calculate(config), config);
-    show(config, errors);
+    show(config, errors, true);
   }
 
   form.addEventListener("input", (e) => {

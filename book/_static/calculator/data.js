@@ -1,6 +1,481 @@
 // Written by `python -m cs336_lec2.calculator` from the package's tables; do not edit by hand
 // (tests/test_calculator.py fails when this file and the package differ).
 (window.CS336_CALC = window.CS336_CALC || {}).DATA = {
+ "schema": {
+  "fields": [
+   {
+    "key": "model",
+    "url": "model",
+    "kind": "choice",
+    "group": "model",
+    "maximum": null,
+    "minimum": 1,
+    "optional": false,
+    "options": [
+     "gpt2-small",
+     "gpt2-medium",
+     "gpt2-large",
+     "gpt2-xl",
+     "llama2-7b",
+     "llama2-13b",
+     "llama2-70b",
+     "llama3-8b",
+     "gemma7b",
+     "custom"
+    ]
+   },
+   {
+    "key": "vocab_size",
+    "url": "vocab",
+    "kind": "int",
+    "group": "model",
+    "maximum": 16777216,
+    "minimum": 1,
+    "optional": false,
+    "options": []
+   },
+   {
+    "key": "context_length",
+    "url": "ctx",
+    "kind": "int",
+    "group": "model",
+    "maximum": 16777216,
+    "minimum": 1,
+    "optional": false,
+    "options": []
+   },
+   {
+    "key": "num_layers",
+    "url": "layers",
+    "kind": "int",
+    "group": "model",
+    "maximum": 4096,
+    "minimum": 1,
+    "optional": false,
+    "options": []
+   },
+   {
+    "key": "d_model",
+    "url": "d",
+    "kind": "int",
+    "group": "model",
+    "maximum": 262144,
+    "minimum": 1,
+    "optional": false,
+    "options": []
+   },
+   {
+    "key": "num_heads",
+    "url": "heads",
+    "kind": "int",
+    "group": "model",
+    "maximum": 16384,
+    "minimum": 1,
+    "optional": false,
+    "options": []
+   },
+   {
+    "key": "num_kv_heads",
+    "url": "kv",
+    "kind": "int",
+    "group": "model",
+    "maximum": 16384,
+    "minimum": 1,
+    "optional": false,
+    "options": []
+   },
+   {
+    "key": "d_ff",
+    "url": "dff",
+    "kind": "int",
+    "group": "model",
+    "maximum": 1048576,
+    "minimum": 1,
+    "optional": false,
+    "options": []
+   },
+   {
+    "key": "head_size",
+    "url": "hs",
+    "kind": "int",
+    "group": "model",
+    "maximum": 16384,
+    "minimum": 1,
+    "optional": true,
+    "options": []
+   },
+   {
+    "key": "norm",
+    "url": "norm",
+    "kind": "choice",
+    "group": "model",
+    "maximum": null,
+    "minimum": 1,
+    "optional": false,
+    "options": [
+     "layernorm",
+     "rmsnorm"
+    ]
+   },
+   {
+    "key": "positions",
+    "url": "pos",
+    "kind": "choice",
+    "group": "model",
+    "maximum": null,
+    "minimum": 1,
+    "optional": false,
+    "options": [
+     "learned",
+     "rope"
+    ]
+   },
+   {
+    "key": "gated_mlp",
+    "url": "gated",
+    "kind": "bool",
+    "group": "model",
+    "maximum": null,
+    "minimum": 1,
+    "optional": false,
+    "options": []
+   },
+   {
+    "key": "tied_embeddings",
+    "url": "tied",
+    "kind": "bool",
+    "group": "model",
+    "maximum": null,
+    "minimum": 1,
+    "optional": false,
+    "options": []
+   },
+   {
+    "key": "bias",
+    "url": "bias",
+    "kind": "bool",
+    "group": "model",
+    "maximum": null,
+    "minimum": 1,
+    "optional": false,
+    "options": []
+   },
+   {
+    "key": "dropout",
+    "url": "drop",
+    "kind": "bool",
+    "group": "model",
+    "maximum": null,
+    "minimum": 1,
+    "optional": false,
+    "options": []
+   },
+   {
+    "key": "seq_len",
+    "url": "seq",
+    "kind": "int",
+    "group": "training",
+    "maximum": 16777216,
+    "minimum": 1,
+    "optional": false,
+    "options": []
+   },
+   {
+    "key": "micro_batch",
+    "url": "batch",
+    "kind": "int",
+    "group": "training",
+    "maximum": 65536,
+    "minimum": 1,
+    "optional": false,
+    "options": []
+   },
+   {
+    "key": "grad_accum",
+    "url": "accum",
+    "kind": "int",
+    "group": "training",
+    "maximum": 65536,
+    "minimum": 1,
+    "optional": false,
+    "options": []
+   },
+   {
+    "key": "tokens",
+    "url": "tokens",
+    "kind": "tokens",
+    "group": "training",
+    "maximum": 1000000000000000,
+    "minimum": 1,
+    "optional": false,
+    "options": []
+   },
+   {
+    "key": "gpu",
+    "url": "gpu",
+    "kind": "choice",
+    "group": "hardware",
+    "maximum": null,
+    "minimum": 1,
+    "optional": false,
+    "options": [
+     "t4",
+     "v100-sxm2-16gb",
+     "v100-sxm2-32gb",
+     "v100-pcie-16gb",
+     "a10",
+     "a10g",
+     "l4",
+     "l40s",
+     "a100-sxm-40gb",
+     "a100-sxm-80gb",
+     "a100-pcie-40gb",
+     "a100-pcie-80gb",
+     "h100-sxm",
+     "h100-pcie",
+     "h100-nvl",
+     "h200",
+     "h200-nvl",
+     "b200",
+     "rtx-3090",
+     "rtx-4090"
+    ]
+   },
+   {
+    "key": "num_gpus",
+    "url": "gpus",
+    "kind": "int",
+    "group": "hardware",
+    "maximum": 1048576,
+    "minimum": 1,
+    "optional": false,
+    "options": []
+   },
+   {
+    "key": "mfu",
+    "url": "mfu",
+    "kind": "real",
+    "group": "hardware",
+    "maximum": 1,
+    "minimum": 0.001,
+    "optional": false,
+    "options": []
+   },
+   {
+    "key": "tf32",
+    "url": "tf32",
+    "kind": "bool",
+    "group": "hardware",
+    "maximum": null,
+    "minimum": 1,
+    "optional": false,
+    "options": []
+   },
+   {
+    "key": "precision",
+    "url": "prec",
+    "kind": "choice",
+    "group": "recipe",
+    "maximum": null,
+    "minimum": 1,
+    "optional": false,
+    "options": [
+     "fp32",
+     "mixed_bf16",
+     "mixed_bf16_fp32_grads"
+    ]
+   },
+   {
+    "key": "optimizer",
+    "url": "opt",
+    "kind": "choice",
+    "group": "recipe",
+    "maximum": null,
+    "minimum": 1,
+    "optional": false,
+    "options": [
+     "sgd",
+     "sgd_momentum",
+     "adagrad",
+     "adam",
+     "adamw"
+    ]
+   },
+   {
+    "key": "stage",
+    "url": "zero",
+    "kind": "choice",
+    "group": "recipe",
+    "maximum": null,
+    "minimum": 1,
+    "optional": false,
+    "options": [
+     "dp",
+     "zero1",
+     "zero2",
+     "zero3"
+    ]
+   },
+   {
+    "key": "recompute",
+    "url": "recomp",
+    "kind": "choice",
+    "group": "recipe",
+    "maximum": null,
+    "minimum": 1,
+    "optional": false,
+    "options": [
+     "none",
+     "selective",
+     "full"
+    ]
+   },
+   {
+    "key": "flash_attention",
+    "url": "flash",
+    "kind": "bool",
+    "group": "recipe",
+    "maximum": null,
+    "minimum": 1,
+    "optional": false,
+    "options": []
+   }
+  ],
+  "rules": {
+   "kv": {
+    "field": "num_kv_heads",
+    "relation": "divides",
+    "left": "num_kv_heads",
+    "right": "num_heads",
+    "when": {},
+    "params": {
+     "heads": "num_heads"
+    }
+   },
+   "heads": {
+    "field": "d_model",
+    "relation": "multiple_of",
+    "left": "d_model",
+    "right": "num_heads",
+    "when": {
+     "head_size": null
+    },
+    "params": {
+     "heads": "num_heads"
+    }
+   },
+   "rope": {
+    "field": "positions",
+    "relation": "even",
+    "left": "head_dim",
+    "right": 0,
+    "when": {
+     "positions": "rope"
+    },
+    "params": {}
+   },
+   "context": {
+    "field": "seq_len",
+    "relation": "at_most",
+    "left": "seq_len",
+    "right": "context_length",
+    "when": {
+     "positions": "learned"
+    },
+    "params": {
+     "ctx": "context_length"
+    }
+   },
+   "hfu": {
+    "field": "mfu",
+    "relation": "at_most",
+    "left": "hfu",
+    "right": 1,
+    "when": {},
+    "params": {
+     "hfu": "hfu"
+    }
+   }
+  },
+  "checks": [
+   "vocab_size",
+   "context_length",
+   "num_layers",
+   "d_model",
+   "num_heads",
+   "num_kv_heads",
+   "d_ff",
+   "seq_len",
+   "micro_batch",
+   "num_gpus",
+   "grad_accum",
+   "head_size",
+   "gated_mlp",
+   "tied_embeddings",
+   "bias",
+   "tf32",
+   "flash_attention",
+   "dropout",
+   "kv",
+   "heads",
+   "norm",
+   "positions",
+   "rope",
+   "context",
+   "tokens",
+   "gpu",
+   "precision",
+   "optimizer",
+   "stage",
+   "recompute",
+   "mfu",
+   "hfu"
+  ],
+  "architecture": [
+   "vocab_size",
+   "context_length",
+   "num_layers",
+   "d_model",
+   "num_heads",
+   "num_kv_heads",
+   "d_ff",
+   "gated_mlp",
+   "tied_embeddings",
+   "bias",
+   "norm",
+   "positions",
+   "head_size",
+   "dropout"
+  ],
+  "linked": [
+   "vocab_size",
+   "context_length",
+   "num_layers",
+   "d_model",
+   "num_heads",
+   "num_kv_heads",
+   "d_ff",
+   "gated_mlp",
+   "tied_embeddings",
+   "bias",
+   "norm",
+   "positions",
+   "head_size",
+   "dropout",
+   "seq_len"
+  ],
+  "url": {
+   "int": "[0-9]{1,15}",
+   "tokens": "([0-9]{1,20})(?:\\.([0-9]{1,20}))?(?:[eE]([0-9]{1,2}))?",
+   "real": "[0-9]{0,15}\\.?[0-9]{1,20}|[0-9]{1,15}\\.",
+   "booleans": {
+    "1": true,
+    "true": true,
+    "0": false,
+    "false": false
+   }
+  }
+ },
  "presets": {
   "gpt2-small": {
    "name": "GPT-2 small",
@@ -19,7 +494,10 @@
    "norm": "layernorm",
    "positions": "learned",
    "head_size": null,
-   "dropout": true
+   "dropout": true,
+   "sets": {
+    "seq_len": 1024
+   }
   },
   "gpt2-medium": {
    "name": "GPT-2 medium",
@@ -38,7 +516,10 @@
    "norm": "layernorm",
    "positions": "learned",
    "head_size": null,
-   "dropout": true
+   "dropout": true,
+   "sets": {
+    "seq_len": 1024
+   }
   },
   "gpt2-large": {
    "name": "GPT-2 large",
@@ -57,7 +538,10 @@
    "norm": "layernorm",
    "positions": "learned",
    "head_size": null,
-   "dropout": true
+   "dropout": true,
+   "sets": {
+    "seq_len": 1024
+   }
   },
   "gpt2-xl": {
    "name": "GPT-2 XL",
@@ -76,7 +560,10 @@
    "norm": "layernorm",
    "positions": "learned",
    "head_size": null,
-   "dropout": true
+   "dropout": true,
+   "sets": {
+    "seq_len": 1024
+   }
   },
   "llama2-7b": {
    "name": "Llama 2 7B",
@@ -95,7 +582,11 @@
    "norm": "rmsnorm",
    "positions": "rope",
    "head_size": null,
-   "dropout": false
+   "dropout": false,
+   "sets": {
+    "seq_len": 4096,
+    "tokens": 2000000000000
+   }
   },
   "llama2-13b": {
    "name": "Llama 2 13B",
@@ -114,7 +605,11 @@
    "norm": "rmsnorm",
    "positions": "rope",
    "head_size": null,
-   "dropout": false
+   "dropout": false,
+   "sets": {
+    "seq_len": 4096,
+    "tokens": 2000000000000
+   }
   },
   "llama2-70b": {
    "name": "Llama 2 70B",
@@ -133,7 +628,11 @@
    "norm": "rmsnorm",
    "positions": "rope",
    "head_size": null,
-   "dropout": false
+   "dropout": false,
+   "sets": {
+    "seq_len": 4096,
+    "tokens": 2000000000000
+   }
   },
   "llama3-8b": {
    "name": "Llama 3 8B",
@@ -152,7 +651,11 @@
    "norm": "rmsnorm",
    "positions": "rope",
    "head_size": null,
-   "dropout": false
+   "dropout": false,
+   "sets": {
+    "seq_len": 8192,
+    "tokens": 15000000000000
+   }
   },
   "gemma7b": {
    "name": "Gemma 7B",
@@ -171,7 +674,11 @@
    "norm": "rmsnorm",
    "positions": "rope",
    "head_size": 256,
-   "dropout": false
+   "dropout": false,
+   "sets": {
+    "seq_len": 8192,
+    "tokens": 6000000000000
+   }
   }
  },
  "accelerators": {
@@ -639,52 +1146,6 @@
   20400000000.0
  ],
  "nccl_ring_plateau": 1.4,
- "url_keys": {
-  "model": "model",
-  "vocab_size": "vocab",
-  "context_length": "ctx",
-  "num_layers": "layers",
-  "d_model": "d",
-  "num_heads": "heads",
-  "num_kv_heads": "kv",
-  "d_ff": "dff",
-  "gated_mlp": "gated",
-  "tied_embeddings": "tied",
-  "bias": "bias",
-  "norm": "norm",
-  "positions": "pos",
-  "seq_len": "seq",
-  "micro_batch": "batch",
-  "grad_accum": "accum",
-  "tokens": "tokens",
-  "gpu": "gpu",
-  "num_gpus": "gpus",
-  "mfu": "mfu",
-  "tf32": "tf32",
-  "precision": "prec",
-  "optimizer": "opt",
-  "stage": "zero",
-  "recompute": "recomp",
-  "flash_attention": "flash",
-  "head_size": "hs",
-  "dropout": "drop"
- },
- "limits": {
-  "vocab_size": 16777216,
-  "context_length": 16777216,
-  "num_layers": 4096,
-  "d_model": 262144,
-  "num_heads": 16384,
-  "num_kv_heads": 16384,
-  "d_ff": 1048576,
-  "seq_len": 16777216,
-  "micro_batch": 65536,
-  "num_gpus": 1048576,
-  "grad_accum": 65536,
-  "tokens": 1000000000000000,
-  "head_size": 16384
- },
- "mfu_min": 0.001,
  "token_budgets": {
   "llama2-7b": 2000000000000,
   "llama2-13b": 2000000000000,

@@ -2,9 +2,10 @@
 //
 // Why a copy and not the package itself: the page must answer within one frame (16 ms) and be usable
 // within a second, offline and with no kernel; a Python runtime built for the browser is tens of MB
-// and takes seconds to start. So this file repeats the package's formulas, each under the name of the
-// Python function it mirrors, and tests/test_calculator_browser.py proves it equal to the package in
-// headless Chromium (every preset and 500 random configurations; integers exactly, floats to 1e-9).
+// and takes seconds to start. So this file repeats the package's arithmetic, each formula under the name
+// of the Python function it mirrors, and tests/test_calculator_node.py runs it in Node against the package
+// (every preset and over a thousand random configurations; integers exactly, floats to 1e-9). What is an
+// input, its limits and choices, and the rules between inputs are not here: data.js carries them.
 // Counts, FLOPs and bytes are BigInt (FLOP totals pass 2**53); floats follow Python's order of
 // operations so that most agree to the last bit. The tables come from data.js, which the package
 // writes (python -m cs336_lec2.calculator). An ordinary script, not an ES module: Chromium refuses
@@ -260,12 +261,11 @@ function clusterTime(c, n, peak) {
 }
 
 // ---- the configuration ------------------------------------------------------------------------------
-const ARCHITECTURE = ["vocab_size", "context_length", "num_layers", "d_model", "num_heads", "num_kv_heads",
-  "d_ff", "gated_mlp", "tied_embeddings", "bias", "norm", "positions", "head_size",  // head_size null: d / H
-  "dropout"];  // whether it trains with dropout masks (GPT-2, GPT-3)
-const INTS = ["vocab_size", "context_length", "num_layers", "d_model", "num_heads", "num_kv_heads", "d_ff",
-  "seq_len", "micro_batch", "num_gpus", "grad_accum"];
-const BOOLS = ["gated_mlp", "tied_embeddings", "bias", "tf32", "flash_attention", "dropout"];
+// Which inputs exist, their kinds, limits and choices, the rules between them and the order of the checks
+// all come from data.js (DATA.schema: calculator.FIELDS, RULES and CHECKS); this file only evaluates them.
+const SCHEMA = DATA.schema;
+const FIELDS = Object.fromEntries(SCHEMA.fields.map((f) => [f.key, f]));
+const ARCHITECTURE = SCHEMA.architecture;
 
 class ConfigError extends Error {
   /** A bad input: ``field`` its key, ``code`` what is wrong (strings.js words it per language), ``params``. */
@@ -275,64 +275,67 @@ class ConfigError extends Error {
   }
 }
 
-function choice(field, value, options) {
-  if (!options.includes(value)) throw new ConfigError(field, "choice", { options: options.join(", ") });
+/** calculator._check_value: ``v`` as the input ``f`` takes it (tokens as a Number), or a ConfigError. */
+function checkValue(f, v) {
+  const max = f.maximum, min = f.minimum;
+  if (f.kind === "choice") {
+    if (!f.options.includes(v)) throw new ConfigError(f.key, "choice", { options: f.options.join(", ") });
+  } else if (f.kind === "bool") {
+    if (typeof v !== "boolean") throw new ConfigError(f.key, "bool");
+  } else if (v === null && f.optional) {
+    return v;
+  } else if (f.kind === "int") {
+    if (!Number.isSafeInteger(v) || v < min || v > max) throw new ConfigError(f.key, "int", { max });
+  } else if (f.kind === "tokens") {  // a BigInt from a long address, or a Number
+    const whole = typeof v === "bigint" || (typeof v === "number" && Number.isInteger(v));
+    if (!whole || v < min || v > max) throw new ConfigError(f.key, "int", { max });
+    return Number(v);
+  } else if (!(typeof v === "number" && v >= min && v <= max)) {  // real
+    throw new ConfigError(f.key, "real", { min, max });
+  }
+  return v;
+}
+
+// The quantities rules compare besides the inputs themselves (calculator._quantity).
+const QUANTITY = {
+  head_dim: (c) => c.head_size || Math.floor(c.d_model / c.num_heads),
+  hfu: (c) => (c.mfu * Number(F.training_flops_per_token(c, c.seq_len, c.recompute)))
+    / Number(F.training_flops_per_token(c, c.seq_len, "none")),
+};
+const RELATION = {
+  divides: (a, b) => b % a === 0, multiple_of: (a, b) => a % b === 0, even: (a) => a % 2 === 0,
+  at_most: (a, b) => a <= b,
+};
+const operand = (c, name) => (typeof name !== "string" ? name : name in QUANTITY ? QUANTITY[name](c) : c[name]);
+
+/** calculator._check_rule: a ConfigError under ``rule.field`` when the rule applies to ``c`` and fails. */
+function checkRule(code, rule, c) {
+  if (Object.entries(rule.when).some(([key, v]) => c[key] !== v)) return;
+  if (RELATION[rule.relation](operand(c, rule.left), operand(c, rule.right))) return;
+  const params = Object.fromEntries(Object.entries(rule.params).map(([name, o]) => [name, operand(c, o)]));
+  throw new ConfigError(rule.field, code, params);
 }
 
 /** The preset's own seq_len and published tokens (calculator.preset_defaults). */
 function presetDefaults(model) {
-  if (!(model in DATA.presets)) return {};
-  const own = { seq_len: DATA.presets[model].context_length };
-  return model in DATA.token_budgets ? { ...own, tokens: DATA.token_budgets[model] } : own;
+  return model in DATA.presets ? DATA.presets[model].sets : {};
 }
 
-/** calculator.normalize: the config over the defaults, checked in the same order; a preset sets the architecture. */
+/** calculator.normalize: the config over the defaults, checked in the schema's order; a preset sets the architecture. */
 function normalize(config) {
   for (const key of Object.keys(config)) {
     if (!(key in DATA.defaults)) throw new ConfigError(key, "unknown");
   }
   const model = "model" in config ? config.model : DATA.defaults.model;
-  choice("model", model, [...Object.keys(DATA.presets), "custom"]);
+  checkValue(FIELDS.model, model);
   const c = { ...DATA.defaults, ...presetDefaults(model), ...config };
   if (c.model !== "custom") {
     for (const key of ARCHITECTURE) c[key] = DATA.presets[c.model][key];
   }
-  for (const key of INTS) {
-    const v = c[key], max = DATA.limits[key];
-    if (!Number.isSafeInteger(v) || v < 1 || v > max) throw new ConfigError(key, "int", { max });
+  for (const step of SCHEMA.checks) {
+    if (step in SCHEMA.rules) checkRule(step, SCHEMA.rules[step], c);
+    else c[step] = checkValue(FIELDS[step], c[step]);
   }
-  const hs = c.head_size;  // null: d_model / num_heads
-  if (hs !== null && (!Number.isSafeInteger(hs) || hs < 1 || hs > DATA.limits.head_size)) {
-    throw new ConfigError("head_size", "int", { max: DATA.limits.head_size });
-  }
-  for (const key of BOOLS) {
-    if (typeof c[key] !== "boolean") throw new ConfigError(key, "bool");
-  }
-  if (c.num_heads % c.num_kv_heads) throw new ConfigError("num_kv_heads", "kv", { heads: c.num_heads });
-  if (hs === null && c.d_model % c.num_heads) throw new ConfigError("d_model", "heads", { heads: c.num_heads });
-  choice("norm", c.norm, DATA.norms);
-  choice("positions", c.positions, DATA.positions);
-  if (c.positions === "rope" && (hs || Math.floor(c.d_model / c.num_heads)) % 2) {
-    throw new ConfigError("positions", "rope");
-  }
-  if (c.positions === "learned" && c.seq_len > c.context_length) {
-    throw new ConfigError("seq_len", "context", { ctx: c.context_length });
-  }
-  const tokens = c.tokens, maxTokens = DATA.limits.tokens;
-  const whole = typeof tokens === "bigint" || (typeof tokens === "number" && Number.isInteger(tokens));
-  if (!whole || tokens < 1 || tokens > maxTokens) throw new ConfigError("tokens", "int", { max: maxTokens });
-  c.tokens = Number(tokens);
-  choice("gpu", c.gpu, Object.keys(DATA.accelerators));
-  choice("precision", c.precision, Object.keys(DATA.precisions));
-  choice("optimizer", c.optimizer, Object.keys(DATA.optimizer_states));
-  choice("stage", c.stage, DATA.stages);
-  choice("recompute", c.recompute, DATA.recompute);
-  if (!(typeof c.mfu === "number" && c.mfu >= DATA.mfu_min && c.mfu <= 1)) {
-    throw new ConfigError("mfu", "mfu", { min: DATA.mfu_min });
-  }
-  const hfu = (c.mfu * Number(F.training_flops_per_token(c, c.seq_len, c.recompute)))
-    / Number(F.training_flops_per_token(c, c.seq_len, "none"));
-  if (hfu > 1) throw new ConfigError("mfu", "hfu", { hfu: hfu.toFixed(3) });
   return c;
 }
 
@@ -409,6 +412,6 @@ function serialize(value) {
   return value;
 }
 
-Object.assign(NS, { ARCHITECTURE, ConfigError, F, calculate, normalize, presetDefaults, serialize, matmulDtype,
+Object.assign(NS, { ARCHITECTURE, FIELDS, ConfigError, F, calculate, normalize, presetDefaults, serialize, matmulDtype,
   ratioToNumber, doubleToRatio });
 })(window.CS336_CALC = window.CS336_CALC || {});

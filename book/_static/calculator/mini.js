@@ -4,7 +4,7 @@
 // strings.js; the chapter's markdown keeps a plain link inside the div for a reader without JavaScript.
 (function (NS) {
 "use strict";
-const { DATA, T, ZH, calculate, fmtInt, message, readHash } = NS;
+const { DATA, T, ZH, calculate, fmtDays, fmtInt, message, readHash } = NS;
 const paren = (text) => (ZH ? `（${text}）` : ` (${text})`);
 const GB = 1e9;
 
@@ -44,7 +44,7 @@ function fill(box) {
   const list = document.createElement("dl");
   const total = Number(r.parameters.total);
   row(list, T.miniParams, [`${(total / 1e9).toPrecision(4)} B${paren(fmtInt.format(total))}`]);
-  const days = r.time.days === null ? T.noPeak : `${r.time.days.toPrecision(3)} ${T.days_unit}${paren(`MFU ${c.mfu}`)}`;
+  const days = r.time.days === null ? T.noPeak : `${fmtDays(r.time.days)} ${T.days_unit}${paren(`MFU ${c.mfu}`)}`;
   row(list, T.miniDays, [days]);
   const m = r.memory;
   row(list, T.miniMemory, [`${(m.total / GB).toFixed(1)} GB / ${(Number(m.card) / GB).toFixed(0)} GB — `,

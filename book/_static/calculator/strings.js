@@ -44,6 +44,7 @@ const T = ZH ? {
   wholeNodes: "跨节点时 GPU 数须是 8 的整数倍", seconds: "秒", share: "本页地址记录了当前配置，可直接分享。",
   dense: "稠密", days_unit: "天", colon: "：", quantity: "项目", value: "数值", bar: "显存分布",
   invalid: "输入有误，以下各项未采用（其余输入照常计算，结果暂以灰色显示）：", stale: "结果已过期",
+  staleSummary: "有输入项有误（见该项下方的红字）：下面灰色的结果属于上一个有效配置，改正后才会更新。",
   mini: "训练计算器", open: "在完整的训练计算器中打开这个配置", miniParams: "参数量",
   miniDays: "训练时间", miniMemory: "每块 GPU 的显存", miniComm: "每步通信时间", miniHint: "可在完整页面中修改任一输入",
   grad_accum: "梯度累积步数", stepTable: "每个优化器步", global_batch: "全局批大小（序列数 = GPU 数 × B × 累积步数）",
@@ -63,7 +64,7 @@ const T = ZH ? {
     int: "须为 1 到 {max} 之间的整数", bool: "须为 1 或 0（true 或 false）", choice: "须为以下之一：{options}",
     kv: "须能整除注意力头数（{heads}）", heads: "须是注意力头数（{heads}）的整数倍，或者填写每个头的维度",
     rope: "旋转位置编码要求每个头的维度（所填的头维度，或宽度 ÷ 头数）为偶数",
-    context: "使用可学习位置嵌入时不能超过最大上下文长度（{ctx}）", mfu: "须在 {min} 到 1 之间",
+    context: "使用可学习位置嵌入时不能超过最大上下文长度（{ctx}）", real: "须在 {min} 到 {max} 之间",
     hfu: "在当前的激活重计算策略下，GPU 须达到峰值的 {hfu} 倍，硬件算力利用率（HFU）超过 1",
     unknown: "不是本计算器的输入项", twice: "出现了两次", digits: "须用十进制数字书写（最多 15 位）",
     decimal: "须为十进制小数，例如 0.4", tokensSyntax: "须为整数，用十进制数字书写，也可写成 2e12 的形式",
@@ -108,7 +109,9 @@ const T = ZH ? {
   exposed: "the communication is not hidden", wholeNodes: "needs whole nodes of 8 GPUs across nodes", seconds: "s", share: "The address of this page holds the configuration: share it.",
   dense: "dense", days_unit: "days", colon: ": ", quantity: "Quantity", value: "Value", bar: "Memory per GPU against the card",
   invalid: "These inputs were not used (the others are; the results stay grey until all are valid):",
-  stale: "results out of date", mini: "Training calculator", open: "Open this configuration in the full calculator",
+  stale: "results out of date",
+  staleSummary: "An input is invalid (see the red note under it): the grey results below are of the last valid configuration until it is fixed.",
+  mini: "Training calculator", open: "Open this configuration in the full calculator",
   miniParams: "Parameters", miniDays: "Training time", miniMemory: "Memory per GPU", miniComm: "Communication per step",
   miniHint: "change any input on the full page",
   grad_accum: "Gradient accumulation steps", stepTable: "Per optimizer step",
@@ -130,7 +133,8 @@ const T = ZH ? {
     choice: "must be one of: {options}", kv: "must divide the number of heads ({heads})",
     heads: "must be a multiple of the number of heads ({heads}), or give the head size",
     rope: "rotary positions need an even head size (the head size given, or width / heads)",
-    context: "must be at most the context length ({ctx}) with learned positions", mfu: "must be between {min} and 1",
+    context: "must be at most the context length ({ctx}) with learned positions",
+    real: "must be between {min} and {max}",
     hfu: "with this recomputation the GPUs would run at {hfu} times their peak: HFU above 1",
     unknown: "is not an input of this calculator", twice: "is given twice",
     digits: "must be written in decimal digits (at most 15)", decimal: "must be a decimal number such as 0.4",
@@ -143,14 +147,25 @@ function label(field) {
   return typeof T[field] === "string" ? T[field] : `“${field}”`;
 }
 
-/** An error (ConfigError) in the page's language: "GPUs: must be a whole number from 1 to 1,048,576". */
-function message(error) {
-  const text = T.errors[error.code].replace(/\{(\w+)\}/g, (_, name) => {
+/** What is wrong with an input (ConfigError), in the page's language: "must be a whole number from 1 to 1,048,576". */
+function reason(error) {
+  return T.errors[error.code].replace(/\{(\w+)\}/g, (_, name) => {
     const v = error.params[name];
-    return typeof v === "number" && Number.isInteger(v) ? fmtInt.format(v) : String(v);
+    if (typeof v !== "number") return String(v);
+    return Number.isInteger(v) ? fmtInt.format(v) : String(Number(v.toFixed(3)));
   });
-  return `${label(error.field)}${T.colon}${text}`;
 }
 
-Object.assign(NS, { ZH, T, label, message, fmtInt });
+/** An error with its input's label: "GPUs: must be a whole number from 1 to 1,048,576". */
+function message(error) {
+  return `${label(error.field)}${T.colon}${reason(error)}`;
+}
+
+/** Days as the book prints them: whole days from 100 on ("3,180", "152"), else three digits ("7.2", "0.0312"). */
+function fmtDays(d) {
+  if (d >= 100) return fmtInt.format(Math.round(d));
+  return d >= 1e-4 ? String(Number(d.toPrecision(3))) : d.toExponential(2).replace("e+", "e");
+}
+
+Object.assign(NS, { ZH, T, label, message, reason, fmtDays, fmtInt });
 })(window.CS336_CALC = window.CS336_CALC || {});

@@ -1,10 +1,11 @@
 """Run a real ``torch.distributed`` group from a notebook: :func:`launch`, and its single-process twin.
 
-:func:`launch` starts ``world_size`` processes of :mod:`cs336_lec2.distributed.worker` (gloo over loopback,
-or nccl with a GPU per rank). Rank 0 serves the group's store on a port the OS picks as it binds and
-passes it on through a file; the launcher waits with a timeout, raises the error of the rank that
-failed first (:class:`WorkerError`), and leaves no process behind, also when interrupted (Ctrl-C or
-SIGTERM); on Linux the ranks also die with the process that launched them, should it be killed outright.
+:func:`launch` starts ``world_size`` ranks of :mod:`cs336_lec2.distributed.worker` (gloo over loopback, or
+nccl with a GPU per rank) through torch's own launcher, ``torchrun --standalone`` (:func:`torchrun_command`:
+c10d rendezvous on a port the OS picks, per-rank logs, the ranks stopped when one fails). The same command
+runs the worker on a GPU node or across nodes. The launcher waits with a timeout, raises the error of the
+rank that failed first (:class:`WorkerError`), and leaves no process behind, also when interrupted (Ctrl-C
+or SIGTERM); on Linux the ranks also die with the process that launched them, should it be killed outright.
 :func:`train_single_process` trains the same spec unsharded in the calling process, the reference
 the ranks must match.
 """
@@ -14,12 +15,12 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import re
 import signal
 import socket
 import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
 from typing import Any
 
@@ -29,6 +30,7 @@ import torch.distributed as dist
 from ..checks import check_choice, check_int, check_positive_real
 from ..device import check_device
 from ..safety import sigterm_as_interrupt
+from .worker import LAUNCHED_BY_TORCHRUN
 
 MAX_TIMEOUT = 1e6  # seconds (11.6 days): the ranks' store and group take a timedelta of it
 MAX_WORLD_SIZE = 32  # each rank is a Python process that imports torch (~0.3 GB): a typo of 1000 would swap the box
@@ -123,7 +125,8 @@ def _check_train_spec(spec: dict[str, Any]) -> int:
 
 
 def _die_with_parent(parent: int):
-    """A ``preexec_fn`` (Linux): the rank gets SIGKILL when ``parent`` dies, even by SIGKILL; None elsewhere."""
+    """A ``preexec_fn`` (Linux): the launcher's torchrun gets SIGKILL when ``parent`` dies, even by SIGKILL
+    (its ranks then die with it: :func:`.worker.die_with_parent`); None elsewhere."""
     if not sys.platform.startswith("linux"):
         return None
     import ctypes
@@ -161,6 +164,21 @@ def _alive(pid: int) -> bool:
     return True
 
 
+def torchrun_command(world_size: int, spec_path: Path, out_dir: Path, log_dir: Path | None = None) -> list[str]:
+    """The ``torchrun`` command line that runs the worker on ``world_size`` local ranks.
+
+    ``--standalone`` is torchrun's one-node rendezvous: c10d on ``localhost:0``, a port the OS picks as the
+    agent binds it. On a GPU node the same worker runs as ``torchrun --nproc-per-node 8 -m
+    cs336_lec2.distributed.worker SPEC OUT``; across nodes with ``--nnodes``, ``--node-rank`` and
+    ``--rdzv-endpoint HOST:PORT`` instead of ``--standalone`` (how_to_run shows both).
+    """
+    command = [sys.executable, "-m", "torch.distributed.run", "--standalone", f"--nproc-per-node={world_size}",
+               "--max-restarts=0", "--monitor-interval=0.1"]
+    if log_dir is not None:  # each rank's output in its own file, for WorkerError.log
+        command += [f"--log-dir={log_dir}", "--redirects=3"]
+    return [*command, "-m", "cs336_lec2.distributed.worker", str(spec_path), str(out_dir)]
+
+
 def pick_backend(world_size: int) -> str:
     """``"nccl"`` when there is a CUDA GPU for each of ``world_size`` ranks, else ``"gloo"`` (CPU)."""
     n = _check_world_size(world_size)
@@ -168,28 +186,13 @@ def pick_backend(world_size: int) -> str:
     return "nccl" if enough_gpus and dist.is_nccl_available() else "gloo"
 
 
-def _stop(procs: list[subprocess.Popen[bytes]]) -> None:
-    """Terminate every process (and its process group) still running, then kill what is left."""
-    for p in procs:
-        if p.poll() is None:
-            with contextlib.suppress(ProcessLookupError, PermissionError):
-                os.killpg(p.pid, signal.SIGTERM) if hasattr(os, "killpg") else p.terminate()
-    for p in procs:
-        try:
-            p.wait(timeout=5)
-        except subprocess.TimeoutExpired:
-            with contextlib.suppress(ProcessLookupError, PermissionError):
-                os.killpg(p.pid, signal.SIGKILL) if hasattr(os, "killpg") else p.kill()
-            p.wait()
-
-
 def launch(spec: dict[str, Any], *, world_size: int = 2, backend: str = "auto", timeout: float = 60.0) -> list[Any]:
     """Run :mod:`cs336_lec2.distributed.worker` on ``spec`` as ``world_size`` ranks; return each rank's result.
 
-    Each rank is a fresh ``python -m cs336_lec2.distributed.worker`` process (so it works from Jupyter,
-    papermill and Colab: nothing is pickled from the notebook), joined over ``127.0.0.1`` through a
-    store that rank 0 serves on a port the OS picks when it binds (so no other process can take it
-    first; the port travels through a file). ``backend="auto"`` is :func:`pick_backend`. The first rank to fail raises
+    Each rank is a fresh ``python -m cs336_lec2.distributed.worker`` process started by torchrun (so it
+    works from Jupyter, papermill and Colab: nothing is pickled from the notebook), joined through the
+    c10d store torchrun serves on a port the OS picks when it binds (so no other process can take it
+    first). ``backend="auto"`` is :func:`pick_backend`. The first rank to fail raises
     :class:`WorkerError` with its error; if the ranks have not all finished after ``timeout`` seconds
     every process is stopped and ``TimeoutError`` is raised. Every process is gone when this returns.
     """
@@ -211,64 +214,81 @@ def launch(spec: dict[str, Any], *, world_size: int = 2, backend: str = "auto", 
     with tempfile.TemporaryDirectory(prefix=f"cs336_lec2_dist_{os.getpid()}_") as tmp, sigterm_as_interrupt():
         out = Path(tmp)
         (out / "spec.json").write_text(json.dumps({**spec, "backend": backend, "timeout": float(timeout)}))
-        env = {**os.environ, "WORLD_SIZE": str(n), "OMP_NUM_THREADS": os.environ.get("OMP_NUM_THREADS", "1")}
-        package_root = Path(__file__).resolve().parent.parent
+        # OMP_NUM_THREADS: what torchrun would set, said here so that it prints no warning about it
+        env = {**os.environ, "OMP_NUM_THREADS": os.environ.get("OMP_NUM_THREADS", "1"), "PYTHONUNBUFFERED": "1",
+               LAUNCHED_BY_TORCHRUN: "1"}
+        package_root = Path(__file__).resolve().parent.parent.parent
         if package_root.name not in ("site-packages", "dist-packages"):  # a source checkout: import THIS copy
             env["PYTHONPATH"] = os.pathsep.join(p for p in (str(package_root), os.environ.get("PYTHONPATH")) if p)
         if backend == "gloo" and "GLOO_SOCKET_IFNAME" not in env and (loopback := _loopback_name()):
             env["GLOO_SOCKET_IFNAME"] = loopback
-        procs: list[subprocess.Popen[bytes]] = []
-        failed: int | None = None
-        exited_on_their_own: list[int] = []  # failed ranks, before any was stopped here
+        command = torchrun_command(n, out / "spec.json", out, out / "logs")
+        agent: subprocess.Popen[bytes] | None = None
         try:
-            for rank in range(n):
-                with open(out / f"rank{rank}.log", "wb") as log:
-                    procs.append(subprocess.Popen(
-                        [sys.executable, "-m", "cs336_lec2.distributed.worker", str(out / "spec.json"), str(out)],
-                        env={**env, "RANK": str(rank), "LOCAL_RANK": str(rank)}, stdout=log,
-                        stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, start_new_session=True,
-                        preexec_fn=_die_with_parent(os.getpid())))
-            deadline = time.monotonic() + timeout
-            while failed is None:
-                codes = [p.poll() for p in procs]
-                if all(c == 0 for c in codes):
-                    break
-                failed = next((r for r, c in enumerate(codes) if c not in (None, 0)), None)
-                if failed is None and time.monotonic() > deadline:
-                    raise TimeoutError(f"the {n} ranks did not finish within timeout={timeout} s; all were stopped")
-                time.sleep(0.05)
-            if failed is not None:  # give the others a moment to fail on their own (their errors come later)
-                grace = time.monotonic() + 1.0
-                while time.monotonic() < grace and any(p.poll() is None for p in procs):
-                    time.sleep(0.05)
-                exited_on_their_own = [r for r, p in enumerate(procs) if p.poll() not in (None, 0)]
+            with open(out / "torchrun.log", "wb") as log:
+                agent = subprocess.Popen(command, env=env, stdout=log, stderr=subprocess.STDOUT,
+                                         stdin=subprocess.DEVNULL, start_new_session=True,
+                                         preexec_fn=_die_with_parent(os.getpid()))
+            try:
+                code = agent.wait(timeout=timeout)
+            except subprocess.TimeoutExpired:
+                raise TimeoutError(f"the {n} ranks did not finish within timeout={timeout} s; "
+                                   "all were stopped") from None
         finally:
-            _stop(procs)
-        if failed is not None:
-            raise _first_error(out, procs, exited_on_their_own)
+            if agent is not None:
+                _stop(agent)
+        if code != 0:
+            raise _first_error(out, n, code)
         return [torch.load(out / f"rank{r}.pt", weights_only=True) for r in range(n)]
 
 
-def _first_error(out: Path, procs: list[subprocess.Popen[bytes]], failed: list[int]) -> WorkerError:
-    """The :class:`WorkerError` of the rank that failed first among ``failed`` (the others fail in its wake).
+def _stop(agent: subprocess.Popen[bytes]) -> None:
+    """Stop torchrun if it still runs: SIGTERM, on which it stops its ranks (SIGTERM, then SIGKILL), then
+    SIGKILL to whatever is left of its process group."""
+    if agent.poll() is None:
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            agent.terminate()
+        with contextlib.suppress(subprocess.TimeoutExpired):
+            agent.wait(timeout=45)  # torchrun gives its ranks 30 s to end after SIGTERM
+    with contextlib.suppress(ProcessLookupError, PermissionError):
+        os.killpg(agent.pid, signal.SIGKILL)
+    agent.wait()
 
-    A rank that dies without a Python error (killed by a signal, or crashed before Python could
-    report) leaves no error file; its peers then fail with a Python error ("connection closed by
-    peer"). So such a rank is the cause, and its last line of output its error. Otherwise every
-    failed rank wrote an error file stamped with the time of its exception: the earliest wins.
+
+# torchrun's failure summary: "rank      : 1 (local_rank: 1)" then "exitcode  : -9 (pid: 4242)"
+_FAILURE = re.compile(r"rank\s*:\s*(\d+)\b.*?\n\s*exitcode\s*:\s*(-?\d+)", re.S)
+
+
+def _rank_log(out: Path, rank: int) -> str:
+    """What rank ``rank`` printed (torchrun's per-rank stdout and stderr files)."""
+    parts = sorted((out / "logs").glob(f"**/attempt_*/{rank}/std*.log"))
+    return "".join(p.read_text(errors="replace") for p in parts)
+
+
+def _first_error(out: Path, n: int, code: int) -> WorkerError:
+    """The :class:`WorkerError` of the rank that failed first (the others fail in its wake).
+
+    Every rank that fails with a Python error writes an error file stamped with the time of its exception:
+    the earliest wins. A rank that dies without one (killed by a signal, crashed before Python could
+    report) is the cause when there is one: its peers then fail with a Python error ("connection closed
+    by peer"); torchrun's summary gives its exit code, and its last line of output is its error.
     """
     errors = {}
     for path in out.glob("rank*.error.json"):
         with contextlib.suppress(ValueError, OSError):
             error = json.loads(path.read_text())
             errors[error["rank"]] = error
-    silent = [r for r in failed if r not in errors]
+    summary = (out / "torchrun.log").read_text(errors="replace") if (out / "torchrun.log").exists() else ""
+    codes = {int(rank): int(exit) for rank, exit in _FAILURE.findall(summary)}
+    root = [int(rank) for rank, _ in _FAILURE.findall(summary.rpartition("Root Cause")[2])]
+    # killed by a signal torchrun did not send (its SIGTERM stops the others), with no error of its own
+    silent = sorted((r for r, c in codes.items() if c < 0 and c != -signal.SIGTERM and r not in errors),
+                    key=lambda r: r not in root)
     if silent or not errors:
-        rank = silent[0] if silent else failed[0]
-        lines = (out / f"rank{rank}.log").read_text(errors="replace").strip().splitlines()
-        message = lines[-1] if lines else f"no output (exit code {procs[rank].returncode})"
+        rank = silent[0] if silent else (root or sorted(codes) or [0])[0]
+        lines = _rank_log(out, rank).strip().splitlines() or summary.strip().splitlines()
+        message = lines[-1] if lines else f"no output (torchrun exit code {code})"
     else:
         first = min(errors.values(), key=lambda e: e["time"])
         rank, message = first["rank"], f"{first['type']}: {first['message']}"
-    log = (out / f"rank{rank}.log").read_text(errors="replace")
-    return WorkerError(rank, procs[rank].returncode, message, log)
+    return WorkerError(rank, codes.get(rank, code), message, _rank_log(out, rank))

@@ -1,9 +1,8 @@
 """The program every rank of :func:`cs336_lec2.distributed.launcher.launch` runs.
 
-``python -m cs336_lec2.distributed.worker SPEC_JSON OUT_DIR`` with ``RANK`` and ``WORLD_SIZE`` in the
-environment (torchrun's names). Rank 0 serves the group's store on a free port over 127.0.0.1 and
-publishes the port in ``OUT_DIR``; every rank joins the process group through it, runs the
-task the spec names and writes ``rank{R}.pt`` (a dict of plain values and tensors, loadable with
+``torchrun --nproc-per-node N -m cs336_lec2.distributed.worker SPEC_JSON OUT_DIR``: each rank joins the
+process group through torchrun's environment (``MASTER_ADDR``, ``MASTER_PORT``, ``RANK``, ``WORLD_SIZE``),
+runs the task the spec names and writes ``rank{R}.pt`` (a dict of plain values and tensors, loadable with
 ``weights_only=True``) into ``OUT_DIR``. On any exception it first writes ``rank{R}.error.json``
 (type, message, traceback and the time it happened, so the launcher can name the rank that failed
 FIRST), then exits with status 1 at once (tearing the group down could wait for peers stuck in a
@@ -245,22 +244,26 @@ def _train(run: str, spec: dict[str, Any], rank: int, world: int, device: torch.
     return result
 
 
-def _rendezvous(rank: int, world: int, out_dir: Path, timeout: timedelta) -> dist.Store:
-    """The group's key-value store: rank 0 serves it on a port the OS picks (port 0) and writes the port to
-    ``out_dir/port``; the others wait for that file. No port is chosen first and bound later, so no other
-    process can take it in between."""
-    port_file = out_dir / "port"
-    if rank == 0:
-        store = dist.TCPStore("127.0.0.1", 0, world, is_master=True, timeout=timeout, wait_for_workers=False)
-        (out_dir / "port.tmp").write_text(str(store.port))
-        (out_dir / "port.tmp").replace(port_file)  # atomic: readers never see a half-written number
-        return store
-    deadline = time.monotonic() + timeout.total_seconds()
-    while not port_file.exists():
-        if time.monotonic() > deadline:
-            raise TimeoutError(f"rank 0 did not publish its store's port within {timeout.total_seconds()} s")
-        time.sleep(0.01)
-    return dist.TCPStore("127.0.0.1", int(port_file.read_text()), world, is_master=False, timeout=timeout)
+LAUNCHED_BY_TORCHRUN = "CS336_LEC2_UNDER_TORCHRUN"  # launch() sets it: this rank's parent must be torchrun
+
+
+def die_with_parent() -> None:
+    """On Linux, get SIGKILL when the process that started this rank (torchrun) dies, even by SIGKILL:
+    no rank outlives its launcher."""
+    if not sys.platform.startswith("linux"):
+        return
+    import ctypes
+
+    parent = os.getppid()
+    with contextlib.suppress(OSError, AttributeError):
+        ctypes.CDLL(None, use_errno=True).prctl(1, int(signal.SIGKILL), 0, 0, 0)  # PR_SET_PDEATHSIG
+    try:  # the launcher died before prctl took effect: this rank was handed to init (or a subreaper)
+        command = Path(f"/proc/{parent}/cmdline").read_bytes()
+        orphaned = os.getppid() != parent or b"torch.distributed.run" not in command
+    except OSError:
+        orphaned = True
+    if orphaned and os.environ.get(LAUNCHED_BY_TORCHRUN) == "1":
+        os._exit(1)
 
 
 def run(spec: dict[str, Any], rank: int, world: int, out_dir: Path) -> dict[str, Any]:
@@ -271,9 +274,8 @@ def run(spec: dict[str, Any], rank: int, world: int, out_dir: Path) -> dict[str,
     if backend == "nccl":
         device = torch.device("cuda", rank)
         torch.cuda.set_device(device)
-    timeout = timedelta(seconds=spec["timeout"])
-    dist.init_process_group(backend, store=_rendezvous(rank, world, out_dir, timeout), rank=rank, world_size=world,
-                            timeout=timeout)
+    # torchrun's environment (MASTER_ADDR, MASTER_PORT, RANK, WORLD_SIZE): the c10d store its agent serves
+    dist.init_process_group(backend, rank=rank, world_size=world, timeout=timedelta(seconds=spec["timeout"]))
     task = spec["task"]
     if task == "fail":  # for tests and the chapter's demonstration: one rank raises, the others wait for it
         if rank == spec["fail_rank"]:
@@ -294,6 +296,9 @@ def run(spec: dict[str, Any], rank: int, world: int, out_dir: Path) -> dict[str,
 
 
 def main(argv: list[str]) -> int:
+    """``python -m cs336_lec2.distributed.worker SPEC_JSON OUT_DIR`` under torchrun; returns the exit status."""
+    die_with_parent()
+    torch.set_num_threads(1)  # the ranks share the machine's cores; the reference runs one thread too
     spec_path, out_dir = Path(argv[0]), Path(argv[1])
     rank, world = int(os.environ["RANK"]), int(os.environ["WORLD_SIZE"])
     try:

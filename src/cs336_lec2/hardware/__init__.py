@@ -14,6 +14,7 @@ this module picks the figure that applies.
 from __future__ import annotations
 
 import os
+from collections.abc import Mapping
 from dataclasses import dataclass
 
 import torch
@@ -25,7 +26,7 @@ from .cpus import CpuCore, core_from_flags, cpu_info, detect_core, parse_flags
 
 __all__ = ["ACCELERATORS", "DTYPE_KEYS", "Accelerator", "CpuCore", "Peak", "UnknownHardwareError", "cpu_clock_hz",
            "cpu_flags", "cpu_flops_per_cycle", "cpu_peak_estimate", "detect_core", "dtype_key", "lookup", "peak_flops",
-           "tf32_enabled"]
+           "peak_or_none", "tf32_enabled"]
 
 
 @dataclass(frozen=True)
@@ -112,6 +113,46 @@ def peak_flops(
     if key == "fp64" and card.fp64_tensor is not None:
         return Peak(card.fp64_tensor, key, card.name, f"FP64 Tensor Core rate; {card.source}", is_estimate=False)
     return Peak(card.peak_flops[key], key, card.name, card.source, is_estimate=False)
+
+
+_NOTED: set[tuple[str, str]] = set()  # (device name, mode) pairs already told they have no peak
+
+
+def peak_or_none(
+    dtype: torch.dtype | str,
+    device: str | torch.device | None = None,
+    *,
+    tf32: bool | None = None,
+    overrides: Mapping[str, float] | None = None,
+) -> Peak | None:
+    """:func:`peak_flops`, or None for a GPU the accelerator table does not know: then there is no MFU.
+
+    ``overrides`` maps a mode ("fp32", "tf32", "bf16", "fp16", ...) to the card's DENSE datasheet peak in
+    FLOP/s (a chapter's ``PEAK_OVERRIDES``); the mode of an fp32 matmul is "tf32" when TF32 is on (as in
+    :func:`peak_flops`). For an unknown card whose mode ``overrides`` lacks, it says once per card and mode
+    how to give the figure, and returns None.
+    """
+    key = dtype_key(dtype)
+    dev = device_arg("device", device)
+    if tf32 is not None:
+        tf32 = check_bool("tf32", tf32)
+    if overrides is not None and not isinstance(overrides, Mapping):
+        raise TypeError(f"overrides must map modes such as 'bf16' to FLOP/s, got {type(overrides).__name__}")
+    on_tf32 = dev.type == "cuda" and key == "fp32" and (tf32_enabled() if tf32 is None else tf32)
+    mode = "tf32" if on_tf32 else key
+    try:
+        return peak_flops(dtype, dev, tf32=tf32, override=(overrides or {}).get(mode))
+    except UnknownHardwareError:
+        name = torch.cuda.get_device_name(dev) if dev.type == "cuda" else str(dev)
+        if (name, mode) not in _NOTED:
+            _NOTED.add((name, mode))
+            from ..bilingual import say  # the package's words, in the notebook's language
+
+            say(en=f"no {mode} peak, so no MFU: {name!r} is not in the accelerator table; give its dense\n"
+                   f"datasheet figure in FLOP/s as PEAK_OVERRIDES[{mode!r}] (the overrides argument)",
+                zh=f"没有 {mode} 峰值，因此没有 MFU：加速器表中没有 {name!r}；请把它数据手册上的稠密\n"
+                   f"峰值（FLOP/s）填入 PEAK_OVERRIDES[{mode!r}]（即 overrides 参数）")
+        return None
 
 
 # ---- the CPU: no datasheet, so an upper-bound estimate from the vector ISA, threads and clock ----

@@ -41,6 +41,7 @@ from .cache import (
 from .cells import PROMPTS, edition_notebook
 from .execute import RECORD_NAME
 from .guard import BUILD_MARKER, check_owned, fresh_folder
+from .one_language import OneLanguageError
 from .pages import add_run_note, edition_links, load_run_record, run_note, unreadable, write_colab_copies
 from .records import load_record
 from .results_page import fill_results_page
@@ -212,7 +213,10 @@ def stage_edition(
             source = notebooks_from / name
         if not source.exists():
             raise FileNotFoundError(f"_toc.yml lists {entry}, but {name} is neither in notebooks/ nor in --from")
-        nb = filter_notebook(nbformat.read(source, as_version=4), lang)
+        try:
+            nb = filter_notebook(nbformat.read(source, as_version=4), lang)
+        except OneLanguageError as err:
+            raise OneLanguageError(f"{name}, {err}") from None
         if notebooks_from is not None:
             taken = source != root / "notebooks" / name
             add_run_note(nb, run_note(record, notebooks_from.name, Path(name).stem, taken, lang))
@@ -221,6 +225,20 @@ def stage_edition(
         (stage / "notebooks").mkdir(exist_ok=True)
         nbformat.write(nb, stage / "notebooks" / name)
     return stage
+
+
+def _install_line(root: Path, lang: str) -> str:
+    """The Colab copies' one-line install of the package, in the edition's language (:func:`.pages.install_line`)."""
+    return pages.install_line(yaml.safe_load((root / "_config.yml").read_text(encoding="utf-8")), lang)
+
+
+def _serve_reader_notebooks(notebooks: Path, html: Path) -> None:
+    """The page's download button serves ``_sources/notebooks/NAME.ipynb``: make it the edition's reader
+    notebook (one language, boxes rendered, answers folded) rather than the staged copy Sphinx keeps."""
+    sources = html / "_sources" / "notebooks"
+    for path in sorted(notebooks.glob("*.ipynb")):
+        if (sources / path.name).is_file():
+            shutil.copyfile(path, sources / path.name)
 
 
 def _jupyter_book() -> str:
@@ -321,7 +339,7 @@ def build_book(
         stage = build / "stage" / code
         staging = partial(stage_edition, root, code, notebooks_from=source, chosen=chosen)
         changed = restage(stage, stage_inputs(root, code, source), staging)
-        write_colab_copies(stage, build / "colab" / code)
+        write_colab_copies(stage, build / "colab" / code, code, _install_line(root, code))
         out = build / "sphinx" / code
         current = not changed and up_to_date(out, strict)  # then Sphinx would find nothing to do
         cmd = [_jupyter_book(), "build", str(stage), "--path-output", str(out), "--builder", "html"]
@@ -337,6 +355,7 @@ def build_book(
         target = check_owned(html / code)  # checked before building too: nothing of a user's is removed
         sync_tree(out / "_build" / "html", target, keep=(STAMP, BUILD_MARKER))
         (target / BUILD_MARKER).write_text("made by cs336-lec2 book; emptied on the next build\n", encoding="utf-8")
+        _serve_reader_notebooks(build / "colab" / code / "notebooks", target)
         index = target / "index.html"
         forward_to = _redirect_target(index.read_text(encoding="utf-8"))
         index.write_text(edition_redirect_page(EDITIONS[code], forward_to, icon_svg), encoding="utf-8")

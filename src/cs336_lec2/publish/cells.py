@@ -19,14 +19,16 @@ from __future__ import annotations
 
 import copy
 import re
+from html import escape
 from typing import Any
 
 import nbformat
 
 from ..bilingual import ALT_KEY, LANG_KEY, LANGUAGES
+from .one_language import OneLanguageError, one_language
 
 LANGUAGE_TAGS = {code: f"lang-{code}" for code in LANGUAGES}
-ANSWER_TAG, CHECKS_TAG, PLOT_TAG = "answer", "checks", "plot"
+ANSWER_TAG, CHECKS_TAG, PLOT_TAG, GPU_TAG, HELPER_TAG = "answer", "checks", "plot", "gpu", "helper"
 ANSWER_CLASS = "cs336-answer"  # the dropdown's class, which sphinx_ext looks for
 COMMENTS_KEY = "zh_comments"
 
@@ -34,8 +36,11 @@ COMMENTS_KEY = "zh_comments"
 FOLDS = {
     CHECKS_TAG: {"en": ("Checks", "Hide checks"), "zh": ("核对", "收起核对")},
     PLOT_TAG: {"en": ("Plotting code", "Hide plotting code"), "zh": ("绘图代码", "收起绘图代码")},
+    GPU_TAG: {"en": ("GPU-only code", "Hide GPU-only code"), "zh": ("仅在 GPU 上运行的代码", "收起 GPU 代码")},
+    HELPER_TAG: {"en": ("Helper code", "Hide helper code"), "zh": ("辅助代码", "收起辅助代码")},
 }
 ANSWER_TITLE = {"en": "Show answer", "zh": "显示答案"}
+CODE_TITLE = {"en": "Code", "zh": "代码"}
 # Sphinx settings: the theme's words for a folded cell and a dropdown, in the edition's language.
 PROMPTS = {
     "en": {"nb_code_prompt_show": "Show code cell {type}", "nb_code_prompt_hide": "Hide code cell {type}",
@@ -121,17 +126,69 @@ def _answer_prose(source: str, lang: str) -> str:
     return f"{fence}{{admonition}} {ANSWER_TITLE[lang]}\n:class: dropdown {ANSWER_CLASS}\n\n{source}\n{fence}"
 
 
-_DROPDOWN = re.compile(r"\A(`{3,})\{admonition\} (?P<title>.*)\n:class: .*\n\n(?P<body>.*)\n\1\Z", re.S)
+# A MyST box: a fenced directive (```{name} title / :::{name} title), its options, its body.
+_DIRECTIVE = re.compile(
+    r"^(?P<fence>`{3,}|:{3,})\{(?P<name>[\w-]+)\}[ \t]*(?P<title>[^\n]*)\n"
+    r"(?P<options>(?:[ \t]*:[\w-]+:[^\n]*\n)*)\n?(?P<body>.*?)\n?^(?P=fence)[ \t]*$",
+    re.S | re.M,
+)
+BOX_TITLES = {"note": {"en": "Note", "zh": "注"}, "warning": {"en": "Warning", "zh": "注意"},
+              "tip": {"en": "Tip", "zh": "提示"}, "important": {"en": "Important", "zh": "重要"}}
+FORM_VIEW = "cellView"  # Colab shows a cell whose code starts with "# @title ..." as that title only
 
 
-def colab_notebook(nb: nbformat.NotebookNode) -> nbformat.NotebookNode:
-    """A staged edition as its Colab / download copy: an answer's MyST dropdown, which Jupyter and Colab
-    would show as raw text, becomes an HTML ``<details>`` that they fold behind the same title."""
+def _box(found: re.Match, lang: str) -> str:
+    """One MyST box as Markdown every notebook viewer renders: a folded ``<details>`` for a dropdown
+    (an answer, an aside), else a quoted note under its title in bold."""
+    name, body = found["name"], found["body"].strip("\n")
+    title = found["title"].strip() or BOX_TITLES.get(name, {}).get(lang, name.capitalize())
+    if "dropdown" in found["options"]:
+        return f"<details>\n<summary>{escape(title)}</summary>\n\n{body}\n\n</details>"
+    quoted = "\n".join(f"> {line}".rstrip() for line in body.split("\n"))
+    return f"> **{title}**\n>\n{quoted}"
+
+
+def reader_markdown(source: str, lang: str) -> str:
+    """``source`` with every MyST box made plain Markdown or HTML (:func:`_box`): what Jupyter, Colab and
+    GitHub's viewer render as the book does, folded where it folds, with no directive text left."""
+    return _DIRECTIVE.sub(lambda found: _box(found, lang), source)
+
+
+def _fold_in_notebook(cell: Any, title: str) -> None:
+    """Fold a code cell's source where a notebook is read: JupyterLab's ``source_hidden`` and Colab's form
+    view (a first line ``# @title <title>``)."""
+    cell.metadata.setdefault("jupyter", {})["source_hidden"] = True
+    cell.metadata[FORM_VIEW] = "form"
+    cell.source = f"# @title {title}\n{cell.source}"
+
+
+def reader_notebook(nb: nbformat.NotebookNode, lang: str, install: str | None = None) -> nbformat.NotebookNode:
+    """A staged edition (:func:`edition_notebook`) as the notebook a reader opens in Jupyter or Colab or
+    downloads from the book: every box renders (:func:`reader_markdown`), an answer is a ``<details>``
+    whose code is folded and not yet run (no output gives it away), checks, plotting, GPU-only and helper
+    code fold as in the book, and ``install`` (a line that installs the package) opens the code."""
     nb = copy.deepcopy(nb)
+    cells = []
     for cell in nb.cells:
-        found = _DROPDOWN.match(cell.source) if cell.cell_type == "markdown" else None
-        if found and ANSWER_TAG in _tags(cell):
-            cell.source = f"<details><summary>{found['title']}</summary>\n\n{found['body']}\n\n</details>"
+        tags = set(_tags(cell))
+        if "remove-cell" in tags:
+            continue
+        if cell.cell_type == "markdown":
+            cell.source = reader_markdown(cell.source, lang)
+        elif cell.cell_type == "code":
+            folds = [fold for fold in FOLDS if fold in tags]
+            if ANSWER_TAG in tags:
+                _fold_in_notebook(cell, ANSWER_TITLE[lang])
+                cell.outputs, cell.execution_count = [], None
+            elif folds or tags & {"hide-input", "remove-input"}:
+                _fold_in_notebook(cell, FOLDS[folds[0]][lang][0] if folds else CODE_TITLE[lang])
+            cell.metadata.pop("mystnb", None)
+            cell.metadata.pop(COMMENTS_KEY, None)
+        cells.append(cell)
+    if install:
+        first_code = next((i for i, c in enumerate(cells) if c.cell_type == "code"), len(cells))
+        cells.insert(first_code, nbformat.v4.new_code_cell(install, metadata={"tags": ["install"]}))
+    nb.cells = cells
     return nb
 
 
@@ -142,7 +199,7 @@ def edition_notebook(nb: nbformat.NotebookNode, lang: str) -> nbformat.NotebookN
     nb = copy.deepcopy(nb)
     drop = {tag for code, tag in LANGUAGE_TAGS.items() if code != lang}
     cells = []
-    for cell in nb.cells:
+    for index, cell in enumerate(nb.cells):
         tags = set(_tags(cell))
         if drop & tags:
             continue
@@ -154,9 +211,13 @@ def edition_notebook(nb: nbformat.NotebookNode, lang: str) -> nbformat.NotebookN
             if len(alts) == 1:
                 options = cell.metadata.setdefault("mystnb", {}).setdefault("image", {})
                 options["alt"] = alts[0]
-            for fold in (CHECKS_TAG, PLOT_TAG):
+            for fold in FOLDS:
                 if fold in tags:
                     _fold(cell, fold, lang)
+            try:
+                cell.source = one_language(cell.source, lang)
+            except OneLanguageError as err:
+                raise OneLanguageError(f"code cell {index}: {err}") from None
             comments = cell.metadata.get(COMMENTS_KEY)
             if lang == "zh" and isinstance(comments, dict):
                 cell.source = translate_comments(cell.source, comments)

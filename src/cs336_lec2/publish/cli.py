@@ -1,4 +1,4 @@
-"""The ``cs336-lec2`` command: ``info``, ``execute`` and ``book``."""
+"""The ``cs336-lec2`` command: ``info``, ``execute``, ``book`` and ``notebooks``."""
 
 from __future__ import annotations
 
@@ -182,8 +182,18 @@ def _can_open_browser() -> bool:
     return sys.platform in ("darwin", "win32") or bool(os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY"))
 
 
+def _notebooks(args: argparse.Namespace) -> int:
+    from .reader import write_reader_notebooks
+
+    written = write_reader_notebooks(args.notebooks, args.output, tuple(args.languages), force=args.force)
+    for lang in args.languages:
+        count = sum(1 for path in written if path.parent.name == lang)
+        print(f"{count} {lang} notebooks in {args.output / lang} (jupyter lab {args.output / lang})")
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
-    """The argument parser of ``cs336-lec2`` and its three sub-commands."""
+    """The argument parser of ``cs336-lec2`` and its four sub-commands."""
     parser = argparse.ArgumentParser(
         prog="cs336-lec2",
         description="Toolkit of the executable CS336 lecture 2 book: inspect this machine, re-execute the "
@@ -233,6 +243,21 @@ def build_parser() -> argparse.ArgumentParser:
     bk.add_argument("--open", action="store_true", help="open the built book in a browser where there is a display")
     bk.add_argument("--verbose", action="store_true", help="show Jupyter Book's own output")
     bk.set_defaults(run=_book)
+
+    nbs = sub.add_parser(
+        "notebooks", help="write the one-language notebooks (English, Chinese) to run in a local Jupyter",
+        description="Write each chapter as the en and zh editions show it, one language in prose, code and "
+        "outputs, answers folded, into OUTPUT/en/ and OUTPUT/zh/. Files you changed are never replaced "
+        "without --force.",
+    )
+    nbs.add_argument("--output", type=_folder, default=Path("editions"), metavar="DIR",
+                     help="where to write them (default editions/: editions/en/, editions/zh/)")
+    nbs.add_argument("--languages", nargs="+", choices=EDITION_CODES, default=list(EDITION_CODES),
+                     help="editions to write (default: en zh)")
+    nbs.add_argument("--notebooks", type=_folder, default=Path("notebooks"), metavar="DIR",
+                     help="where the two-language chapters are (default notebooks/)")
+    nbs.add_argument("--force", action="store_true", help="replace notebooks already there that differ")
+    nbs.set_defaults(run=_notebooks)
     return parser
 
 

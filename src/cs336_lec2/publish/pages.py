@@ -23,7 +23,7 @@ from typing import Any
 import nbformat
 
 from ..checks import printable
-from .cells import colab_notebook
+from .cells import reader_notebook
 from .execute import RECORD_NAME
 from .guard import fresh_folder
 from .records import load_record
@@ -210,13 +210,13 @@ def edition_links(config: dict[str, Any], lang: str) -> dict[str, Any]:
     return config
 
 
-def write_colab_copies(stage: Path, out: Path) -> list[Path]:
+def write_colab_copies(stage: Path, out: Path, lang: str, install: str | None = None) -> list[Path]:
     """Write the staged one-language chapter notebooks of an edition into ``out/notebooks/`` (emptied first,
-    only if an earlier build made it: :func:`.guard.fresh_folder`), with answers folded the way Jupyter and
-    Colab can show (:func:`.cells.colab_notebook`)."""
+    only if an earlier build made it: :func:`.guard.fresh_folder`) as a reader opens them in Jupyter or Colab
+    (:func:`.cells.reader_notebook`: boxes rendered, answers and checks folded), ``install`` their first code."""
     target = fresh_folder(out / "notebooks")  # emptied only if an earlier build made it (issue 31.2)
     written = []
     for path in sorted((stage / "notebooks").glob("*.ipynb")):
-        nbformat.write(colab_notebook(nbformat.read(path, as_version=4)), target / path.name)
+        nbformat.write(reader_notebook(nbformat.read(path, as_version=4), lang, install), target / path.name)
         written.append(target / path.name)
     return written
