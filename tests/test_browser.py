@@ -263,7 +263,7 @@ def test_a_chapter_page_loads_only_what_it_uses_and_shows_one_search_box(browser
     assert not [url for url in loaded if "searchindex.js" in url or "searchtools.js" in url], loaded
     assert all(size < 1000 for url, size in loaded.items() if "fontawesome.js" in url), loaded
     assert not [url for url in loaded if not url.startswith(site)], "a page must not need the network"
-    icon = page.evaluate("() => getComputedStyle(document.querySelector('i.fa-github, i.fab'), '::before').content")
+    icon = page.evaluate("() => getComputedStyle(document.querySelector('i.fa-download'), '::before').content")
     assert icon not in ("none", "normal", ""), "the icons come from the web fonts now"
     assert page.evaluate(VISIBLE_SEARCH_JS) == 1, "one search box at 1400 px"
     assert not problems, problems
