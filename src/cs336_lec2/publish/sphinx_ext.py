@@ -70,6 +70,45 @@ def _break_inline_code(app: Any, pagename: str, templatename: str, context: dict
         context["body"] = breakable_names(context["body"])
 
 
+_CELL = re.compile(r"(<(td|th)\b[^>]*>)(.*?)(</\2>)", re.S)
+# A cell's parts: math (left for MathJax), a tag, or text between them.
+_CELL_PART = re.compile(r'(<span class="math[^"]*">.*?</span>|<[^>]+>)', re.S)
+# A token: a run of characters with no space and no Chinese character or punctuation (between those a line
+# may break); one holding any character but a letter, a digit, "." or "," may break inside (after a hyphen,
+# a slash, a bracket), so it is kept on one line.
+_TOKEN = re.compile(r"[^\s\u3000-\u303f\u3400-\u4dbf\u4e00-\u9fff\uff00-\uffef]+")
+_PLAIN = re.compile(r"[\w.,]*|&\w+;")
+NOWRAP_CLASS = "cs336-nobr"
+
+
+def _keep_token(match: re.Match[str]) -> str:
+    token = match.group(0)
+    if _PLAIN.fullmatch(token):
+        return token
+    return f'<span class="{NOWRAP_CLASS}">{token}</span>'
+
+
+def whole_tokens_in_cells(body: str) -> str:
+    """``body`` with each table cell's tokens kept whole on a phone.
+
+    A browser may break a line inside ``1.175e-38``, ``8,192–16,384``, ``ZeRO-1``, ``(D, B)(B, K)`` or
+    ``cpu-amd-epyc-2-threads``; in a table cell each such token goes into a ``<span class="cs336-nobr">``
+    (``white-space: nowrap`` in cs336.css), and the ``<wbr>`` of :func:`breakable_names` is dropped: a table
+    wider than the column scrolls sideways instead. Math and the copied text are unchanged.
+    """
+    def cell(match: re.Match[str]) -> str:
+        parts = _CELL_PART.split(match.group(3).replace("<wbr>", ""))
+        inner = "".join(part if part.startswith("<") else _TOKEN.sub(_keep_token, part) for part in parts)
+        return match.group(1) + inner + match.group(4)
+
+    return _CELL.sub(cell, body)
+
+
+def _whole_tokens(app: Any, pagename: str, templatename: str, context: dict, doctree: Any) -> None:
+    if "body" in context:
+        context["body"] = whole_tokens_in_cells(context["body"])
+
+
 def _add_switch(app: Any, pagename: str, templatename: str, context: dict, doctree: Any) -> None:
     other = app.config.cs336_other_language
     if not other or "body" not in context:
@@ -143,6 +182,7 @@ def setup(app: Any) -> dict[str, Any]:
     app.connect("html-page-context", _add_switch)
     app.connect("html-page-context", _dedupe_scripts)
     app.connect("html-page-context", _break_inline_code)
+    app.connect("html-page-context", _whole_tokens)  # after _break_inline_code, whose <wbr> it removes in cells
     app.add_search_language(SearchChineseGlossary)
     app.connect("builder-inited", _chinese_search)
     app.connect("source-read", _unlink_absent_chapters)
