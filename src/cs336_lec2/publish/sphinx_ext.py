@@ -109,6 +109,33 @@ def _whole_tokens(app: Any, pagename: str, templatename: str, context: dict, doc
         context["body"] = whole_tokens_in_cells(context["body"])
 
 
+# The two editions' pages have the same sections in the same order (a chapter's prose comes in en/zh pairs
+# with the same headings; tests/test_browser.py checks it), but their anchors are in their own language. A
+# click on the language link carries the section the reader is in as its position (#cs336-section-N), and
+# the other edition's page turns that back into its own anchor.
+SWITCH_JS = """<script>
+(function () {
+  var PREFIX = "#cs336-section-";
+  function sections() { return Array.prototype.slice.call(document.querySelectorAll("article section[id]")); }
+  document.addEventListener("click", function (event) {
+    var link = event.target.closest && event.target.closest("a.cs336-lang-switch-link");
+    var id = decodeURIComponent(location.hash.slice(1));
+    var here = link && id && document.getElementById(id);
+    var n = here ? sections().indexOf(here.closest("section")) : -1;
+    if (n >= 0) link.href = link.href.split("#")[0] + PREFIX + n;
+  });
+  document.addEventListener("DOMContentLoaded", function () {
+    if (location.hash.indexOf(PREFIX) !== 0) return;
+    var section = sections()[Number(location.hash.slice(PREFIX.length))];
+    if (!section) return;
+    history.replaceState(null, "", "#" + encodeURIComponent(section.id));
+    section.scrollIntoView();
+  });
+})();
+</script>
+"""
+
+
 def _add_switch(app: Any, pagename: str, templatename: str, context: dict, doctree: Any) -> None:
     other = app.config.cs336_other_language
     if not other or "body" not in context:
@@ -118,7 +145,7 @@ def _add_switch(app: Any, pagename: str, templatename: str, context: dict, doctr
     hreflang = escape(app.config.cs336_other_hreflang or other, quote=True)
     link = (
         f'<p class="cs336-lang-switch"><a class="cs336-lang-switch-link" href="{url}" '
-        f'hreflang="{hreflang}" lang="{hreflang}">{label}</a></p>\n'
+        f'hreflang="{hreflang}" lang="{hreflang}">{label}</a></p>\n{SWITCH_JS}'
     )
     context["body"] = link + context["body"]
 
