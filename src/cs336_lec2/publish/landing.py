@@ -122,6 +122,7 @@ body{font-family:system-ui,-apple-system,"Segoe UI","Noto Sans CJK SC","PingFang
 margin:0;line-height:1.6}
 main{max-width:64rem;margin:0 auto;padding:2rem 1.25rem 4rem}
 h1{font-size:2rem;line-height:1.25;margin:.5rem 0 1rem}h2{font-size:1.3rem;margin:2.5rem 0 1rem}
+h1,h2,.cards strong{word-break:keep-all;overflow-wrap:break-word}
 .switch{display:flex;gap:.5rem;justify-content:flex-end}
 .switch button{font:inherit;border:1px solid var(--line);background:none;color:var(--fg);border-radius:6px;
 padding:.2rem .8rem;cursor:pointer}
