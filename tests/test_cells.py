@@ -64,6 +64,13 @@ def test_checks_and_plots_fold_with_the_editions_words():
     assert en.cells[2].metadata.mystnb["code_prompt_show"] == "Checks"
 
 
+def test_a_bare_hide_input_cell_folds_as_helper_code_in_the_editions_words():
+    """Issue 35 item 10: no fold prompt says only "Show code cell source"."""
+    source = nbformat.v4.new_notebook(cells=[new_code_cell("def peak(): ...", metadata={"tags": ["hide-input"]})])
+    for lang, prompt in (("en", "Helper code"), ("zh", "辅助代码")):
+        assert edition_notebook(source, lang).cells[0].metadata.mystnb["code_prompt_show"] == prompt
+
+
 def test_a_figure_gets_its_alt_text_in_the_editions_language():
     assert edition_notebook(chapter(), "zh").cells[3].metadata.mystnb["image"]["alt"] == "一条线"
     assert edition_notebook(chapter(), "en").cells[3].metadata.mystnb["image"]["alt"] == "a line"

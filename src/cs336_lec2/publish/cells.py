@@ -211,9 +211,10 @@ def edition_notebook(nb: nbformat.NotebookNode, lang: str) -> nbformat.NotebookN
             if len(alts) == 1:
                 options = cell.metadata.setdefault("mystnb", {}).setdefault("image", {})
                 options["alt"] = alts[0]
-            for fold in FOLDS:
-                if fold in tags:
-                    _fold(cell, fold, lang)
+            # a cell folded with Jupyter Book's bare hide-input tag folds as helper code: no prompt says only
+            # "Show code cell source"
+            for fold in [fold for fold in FOLDS if fold in tags] or ([HELPER_TAG] if "hide-input" in tags else []):
+                _fold(cell, fold, lang)
             try:
                 cell.source = one_language(cell.source, lang)
             except OneLanguageError as err:
