@@ -36,8 +36,11 @@ $(STAMP): requirements.txt pyproject.toml
 
 venv: $(STAMP)
 
+# ruff, then the type checker (configured in pyproject.toml [tool.mypy]; offline, with its cache in
+# .mypy_cache/ a second run re-checks only what changed).
 lint: $(STAMP)
 	$(BIN)/ruff check .
+	$(BIN)/mypy
 
 unit: $(STAMP)
 	$(PYTEST) tests
@@ -45,7 +48,7 @@ unit: $(STAMP)
 nbval: $(STAMP)
 	$(BIN)/pytest -q -p no:cacheprovider $(NBVAL) notebooks/[0-9][0-9]_*.ipynb  # not the scratch copies execute writes
 
-# Everything CI checks: lint, then one pytest run over two workers of the unit, notebook-structure,
+# Everything CI checks: lint (ruff and mypy), then one pytest run over two workers of the unit, notebook-structure,
 # book and browser tests and nbval over the notebooks (README: "What runs where").
 test: lint
 	$(PYTEST) $(NBVAL) tests notebooks/[0-9][0-9]_*.ipynb
@@ -79,4 +82,4 @@ bench: $(STAMP)
 	$(BIN)/python tools/bench.py $(REV) $(BENCH_ARGS)
 
 clean:
-	rm -rf _build .pytest_cache .ruff_cache .hypothesis .venv-compat-oldest .venv-compat-newest
+	rm -rf _build .pytest_cache .ruff_cache .mypy_cache .hypothesis .venv-compat-oldest .venv-compat-newest

@@ -22,7 +22,7 @@ import re
 import sys
 from pathlib import Path
 
-from bs4 import BeautifulSoup
+from bs4 import BeautifulSoup, Tag
 
 ROOT = Path(__file__).resolve().parent.parent
 CHROMIUM = Path("/usr/bin/chromium")
@@ -125,6 +125,8 @@ def print_page(lang_dir: Path, lang: str, only: list[str] | None = None) -> str:
     if not pages:
         raise FileNotFoundError(f"{lang_dir} holds no built page of the table of contents: build the book first")
     head = BeautifulSoup(pages[0].read_text(encoding="utf-8"), "html.parser").head
+    if head is None:
+        raise ValueError(f"{pages[0]}: a built page without <head>")
     styles = "\n".join(str(tag) for tag in head.find_all("link", rel="stylesheet"))
     mathjax = "\n".join(str(tag) for tag in head.find_all("script")
                         if "MathJax" in (tag.string or "") or "mathjax" in str(tag.get("src", "")))
@@ -132,6 +134,8 @@ def print_page(lang_dir: Path, lang: str, only: list[str] | None = None) -> str:
     for number, path in enumerate(pages, 1):
         soup = BeautifulSoup(path.read_text(encoding="utf-8"), "html.parser")
         article = soup.find("article") or soup.body
+        if not isinstance(article, Tag):
+            raise ValueError(f"{path}: a built page without <article> or <body>")
         for hidden in article.select(".headerlink, .cs336-lang-switch"):
             hidden.decompose()
         heading = article.find("h1")

@@ -215,18 +215,21 @@ def execute(
             "in_place refreshes the committed CPU reference (device 'auto'/'cpu', preset 'auto'/'small'); "
             "write GPU runs to an output directory instead"
         )
-    if not in_place and output is None:
-        raise ValueError("output: give a directory for the executed notebooks (or in_place=True)")
-    if not in_place and (not isinstance(output, (str, os.PathLike)) or not os.fspath(output).strip()):
-        raise ValueError(f"output: {output!r} is not a folder name (an unset variable?); give a folder")
-    if not in_place and Path(output).resolve() == notebooks_dir.resolve():
-        raise ValueError(f"output: {output} is the chapters' own folder, and a run there would overwrite the "
-                         "committed notebooks; give another folder, or refresh them with in_place=True (--in-place)")
+    if not in_place:
+        if output is None:
+            raise ValueError("output: give a directory for the executed notebooks (or in_place=True)")
+        if not isinstance(output, (str, os.PathLike)) or not os.fspath(output).strip():
+            raise ValueError(f"output: {output!r} is not a folder name (an unset variable?); give a folder")
+        if Path(output).resolve() == notebooks_dir.resolve():
+            raise ValueError(f"output: {output} is the chapters' own folder, and a run there would overwrite the "
+                             "committed notebooks; give another folder, or refresh them with in_place=True "
+                             "(--in-place)")
 
     # The committed reference is a CPU run: hide any GPU from its kernels instead of injecting parameters.
     hide_gpu = in_place or device == "cpu"
     dev, resolved_preset = resolve("cpu" if hide_gpu else device, "small" if in_place else preset)  # before any folder
-    out_dir = notebooks_dir if in_place else claim_folder(check_output_dir(output), "output")  # never a user's files
+    # output is None exactly when in_place (checked above); claim_folder never takes a folder of a user's files
+    out_dir = notebooks_dir if output is None else claim_folder(check_output_dir(output), "output")
     with folder_lock(out_dir), sigterm_as_interrupt():
         record = RunRecord(
             machine=machine_info(dev.type),

@@ -305,7 +305,7 @@ def fill_results_page(page: Path, records_dir: Path, lang: str, extra: Path | No
     records = load_records(records_dir)
     run = load_record(extra) if extra is not None else None
     # a run already committed to book/results (how_to_run, step 5) is shown once, not twice
-    if extra is not None and not any(record == run for _, record in records):
+    if extra is not None and run is not None and not any(record == run for _, record in records):
         label = extra.parent.name + _TEXT[lang]["this_build"]
         records.append((label, run))
     plot_name = "results_mfu.png"

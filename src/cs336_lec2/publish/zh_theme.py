@@ -118,8 +118,9 @@ def _catalogs(app: Any) -> None:
         translator = locale.translators.get(("general", catalog))
         # A catalog Sphinx found is a GNUTranslations whose messages are in ``_catalog``; updating it
         # reaches the templates too, which hold that same object.
-        if translator is not None and isinstance(getattr(translator, "_catalog", None), dict):
-            translator._catalog.update(MESSAGES)
+        messages = getattr(translator, "_catalog", None)
+        if isinstance(messages, dict):
+            messages.update(MESSAGES)
 
 
 def localize_file(path: Path) -> bool:
