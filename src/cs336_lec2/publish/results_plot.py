@@ -53,8 +53,7 @@ def mfu_figure(records: list[tuple[str, dict[str, Any]]], lang: str) -> Any:
     # Latin glyphs from DejaVu Sans, CJK ones from the font behind it. matplotlib falls back glyph by glyph
     # only along font.family itself: a generic "sans-serif" family resolves to its first installed font
     # alone, which is why the build warned "Glyph … missing" although a CJK font was installed.
-    style: dict[str, Any] = {"font.family": ["DejaVu Sans", *([font] if font else [])]}
-    with matplotlib.rc_context(style):
+    with matplotlib.rc_context({"font.family": ["DejaVu Sans", *([font] if font else [])]}):
         fig, ax = plt.subplots(figsize=(max(5.0, 1.7 * len(devices) + 2), 3.8))
         for i, dtype in enumerate(dtypes):
             xs = [j + i * width for j, d in enumerate(devices) if (d, dtype) in best]
