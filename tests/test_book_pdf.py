@@ -37,7 +37,7 @@ def _skeleton(text: str) -> str:
 
 
 def test_the_print_page_joins_the_pages_in_order_with_addresses_of_the_edition(built_book):
-    html = book_pdf.print_page(built_book / "zh", "zh")
+    html = re.sub(r"<wbr\s*/?>", "", book_pdf.print_page(built_book / "zh", "zh"))  # zh headings break between words
     assert html.index("CS336 第 2 讲") < html.index("估算：要训练多久") < html.index("超越单卡") < html.rindex("术语表")
     assert 'src="../' not in html and "_static/mathjax/tex-chtml.js" in html
     assert "https://" not in re.sub(r'href="https://[^"]*"', "", html).split("</head>")[0]

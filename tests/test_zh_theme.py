@@ -114,7 +114,7 @@ def test_slug_and_edition_half():
 
 def test_the_results_page_labels_speak_chinese_and_keep_numbers_and_identifiers():
     label = escape("ddp, rank 0 of 2: training state of TransformerLM(21152 params) after Adam")
-    assert zh_label(label) == escape("ddp, rank 0（共 2 个）: Adam 更新后 TransformerLM(21152 个参数) 的训练状态")
+    assert zh_label(label) == escape("ddp, rank 0（共 2 个）：Adam 更新后 TransformerLM（21152 个参数）的训练状态")
     for label in ("Cruncher train step on the device, fp32 (TF32 off), batch=N, dim=N, num_layers=N, steps=N",
                   "AdamW step, foreach=False (torch's default on the CPU; the run labelled it foreach), 65664 params"):
         assert zh_english.english_runs(zh_label(escape(label))) == [], zh_label(escape(label))

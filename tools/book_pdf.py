@@ -41,7 +41,8 @@ body { font-family: FONTS; font-size: 10pt; }
 /* the article fills the page; boxes keep their borders inside it (sphinx-book-theme's print styles
    indent the content by 2rem, which pushed every code box's right edge 18 px past the printable area) */
 main.bd-main, .bd-content, .bd-article-container, article.bd-article { max-width: none !important;
-  width: auto !important; margin: 0 !important; padding: 0 !important; overflow: visible !important; }
+  width: auto !important; margin: 0 !important; padding: 0 !important; overflow: visible !important;
+  min-width: 0 !important; }
 .admonition, div.admonition, .cell, div.cell_output, div.highlight, table, figure, img {
   max-width: 100% !important; box-sizing: border-box !important; }
 .admonition, div.admonition { margin-left: 0 !important; margin-right: 0 !important; break-inside: auto; }
@@ -51,6 +52,11 @@ div.cell_output, div.output, .highlight { overflow: visible !important; max-heig
 code, pre, kbd, samp { font-family: MONO !important; }
 img { break-inside: avoid; }
 table { font-size: 8.5pt; }
+/* a page has no sideways scroll: the whole tokens a phone keeps on one line (cs336.css) may wrap here */
+table .cs336-nobr { white-space: normal !important; }
+td, th { overflow-wrap: anywhere; word-break: normal !important; }
+.cell_output table.cs336-table { font-size: 7.5pt; }
+.cell_output table.cs336-table th, .cell_output table.cs336-table td { padding: 0.1rem 0.3rem !important; }
 /* the theme's print styles hide a page's first h1 (its title, printed in its own header); here every
    chapter's title heads its part of the book */
 .bd-main .bd-content .bd-article h1:first-of-type { display: block !important; }
