@@ -623,3 +623,28 @@ def test_inline_code_breaks_only_between_the_parts_of_a_name():
                                      'cs336_<wbr>lec2.<wbr>flops.<wbr>f(<wbr>x=<wbr>1)</span></code></p>')
     code_block = '<div class="highlight"><pre><span class="n">a.b</span></pre></div>'
     assert breakable_names(code_block) == code_block, "code blocks keep their text as it is"
+
+
+@pytest.mark.slow
+def test_the_download_button_serves_the_editions_reader_notebook(built_book):
+    """Issue 35 item 2: the page's download button (``_sources/notebooks/NAME.ipynb``) gave the staged copy, with
+    every answer in raw MyST. It now serves the edition's reader notebook: one language, every box rendered,
+    answers in a <details> with their code folded and unrun."""
+    for lang, edition in EDITIONS.items():
+        sources = sorted((built_book / lang / "_sources" / "notebooks").glob("*.ipynb"))
+        assert len(sources) == len([p for p in toc_files(ROOT / "_toc.yml") if p.startswith("notebooks/")])
+        for path in sources:
+            page = (built_book / lang / "notebooks" / f"{path.stem}.html").read_text(encoding="utf-8")
+            assert f'href="../_sources/notebooks/{path.name}"' in page, path.name
+            nb = nbformat.read(path, as_version=4)
+            tags = {t for c in nb.cells for t in c.metadata.get("tags", [])}
+            assert f"lang-{edition.other}" not in tags, (lang, path.name)
+            for cell in nb.cells:
+                if cell.cell_type == "markdown":
+                    assert not re.search(r"[`:]{3}\{|:class:", cell.source), (lang, path.name, cell.source[:80])
+                    if "answer" in cell.metadata.get("tags", []):
+                        assert cell.source.startswith("<details>") and cell.source.endswith("</details>")
+                elif "answer" in cell.metadata.get("tags", []):
+                    assert cell.metadata["jupyter"]["source_hidden"] and not cell.outputs
+                elif cell.cell_type == "code" and "from cs336_lec2" in cell.source:
+                    assert f"from cs336_lec2.{lang} import *" in cell.source
