@@ -24,7 +24,7 @@ PYTEST := $(BIN)/pytest -q -p no:cacheprovider -n $(JOBS) --dist loadfile -m "no
 REV ?=
 BENCH_ARGS ?=
 
-.PHONY: all venv test unit nbval nightly lint book notebooks info compat bench clean
+.PHONY: all venv test unit nbval nightly lint book notebooks editions info compat bench clean
 all: test
 
 $(STAMP): requirements.txt pyproject.toml
@@ -36,8 +36,11 @@ $(STAMP): requirements.txt pyproject.toml
 
 venv: $(STAMP)
 
+# ruff, then the type checker (configured in pyproject.toml [tool.mypy]; offline, with its cache in
+# .mypy_cache/ a second run re-checks only what changed).
 lint: $(STAMP)
 	$(BIN)/ruff check .
+	$(BIN)/mypy
 
 unit: $(STAMP)
 	$(PYTEST) tests
@@ -45,7 +48,7 @@ unit: $(STAMP)
 nbval: $(STAMP)
 	$(BIN)/pytest -q -p no:cacheprovider $(NBVAL) notebooks/[0-9][0-9]_*.ipynb  # not the scratch copies execute writes
 
-# Everything CI checks: lint, then one pytest run over two workers of the unit, notebook-structure,
+# Everything CI checks: lint (ruff and mypy), then one pytest run over two workers of the unit, notebook-structure,
 # book and browser tests and nbval over the notebooks (README: "What runs where").
 test: lint
 	$(PYTEST) $(NBVAL) tests notebooks/[0-9][0-9]_*.ipynb
@@ -57,6 +60,10 @@ nightly: $(STAMP)
 # Build the bilingual book (never executes a notebook) and open it where there is a display.
 book: $(STAMP)
 	$(BIN)/cs336-lec2 book --open
+
+# The one-language notebooks (editions/en, editions/zh) to run in a local Jupyter; never replaces a changed one.
+editions: $(STAMP)
+	$(BIN)/cs336-lec2 notebooks --output editions
 
 # Re-execute the committed reference notebooks in place on the CPU.
 notebooks: $(STAMP)
@@ -75,4 +82,4 @@ bench: $(STAMP)
 	$(BIN)/python tools/bench.py $(REV) $(BENCH_ARGS)
 
 clean:
-	rm -rf _build .pytest_cache .ruff_cache .hypothesis .venv-compat-oldest .venv-compat-newest
+	rm -rf _build .pytest_cache .ruff_cache .mypy_cache .hypothesis .venv-compat-oldest .venv-compat-newest

@@ -4,7 +4,8 @@ Hypothesis runs without deadlines (CI machines are slow and shared). ``built_boo
 editions once per test run, strictly (warnings are errors), for the book and browser tests: the build
 starts in the background as soon as the tests are collected, and under pytest-xdist (``make test`` runs
 two workers) the other workers wait for that build and share it. ``chromium`` is the one headless
-browser of a test run (per worker) and ``book_site`` serves the built book over http for it.
+browser of a test run (per worker) and ``book_site`` serves the built book over http for it. Every test
+that needs the built book is marked ``slow`` at collection, so ``pytest -m "not slow"`` is the fast subset.
 ``tf32_state`` restores torch's float32 matmul switches after a test, on every supported torch.
 ``small_book_repo(chapters)`` copies the book's sources with only some chapters into a temporary repo.
 """
@@ -82,12 +83,25 @@ def _build_in_background() -> None:
         _BOOK["error"] = err
 
 
+def _needs_book(item: pytest.Item) -> bool:
+    """Whether a test uses the built book, directly or through another fixture (``book_site``)."""
+    return "built_book" in getattr(item, "fixturenames", ())
+
+
+@pytest.hookimpl(tryfirst=True)  # before pytest's own hook deselects by ``-m``
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Mark every test that needs the built book ``slow``: ``-m "not slow"`` leaves out the book build."""
+    for item in items:
+        if _needs_book(item):
+            item.add_marker(pytest.mark.slow)
+
+
 def pytest_collection_finish(session) -> None:
     """Start the book build as soon as the tests are collected, if any needs it (one worker of a run).
 
     The build runs in subprocesses beside the tests, so no worker sits idle while Jupyter Book works.
     """
-    wanted = any("built_book" in getattr(item, "fixturenames", ()) for item in session.items)
+    wanted = any(_needs_book(item) for item in session.items)
     if wanted and os.environ.get("PYTEST_XDIST_WORKER", "gw0") == "gw0":
         _BOOK["thread"] = threading.Thread(target=_build_in_background, name="test-book", daemon=True)
         _BOOK["thread"].start()

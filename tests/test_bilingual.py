@@ -17,16 +17,16 @@ from cs336_lec2.bilingual import LANG_KEY, say, show_figures, show_table, words
 
 
 def test_say_outside_a_notebook_prints_both_languages_english_first(capsys):
-    say("one byte is 8 bits", "一个字节是 8 位")
+    say(en="one byte is 8 bits", zh="一个字节是 8 位")
     assert capsys.readouterr().out == "one byte is 8 bits\n一个字节是 8 位\n"
 
 
 @pytest.mark.parametrize("bad", ["", "   ", None, 5, b"bytes"])
 def test_say_refuses_an_empty_or_non_text_half(bad):
     with pytest.raises(TypeError, match="zh must be a non-empty str"):
-        say("fine", bad)
+        say(en="fine", zh=bad)
     with pytest.raises(TypeError, match="en must be a non-empty str"):
-        say(bad, "好")
+        say(en=bad, zh="好")
 
 
 def test_words_picks_the_editions_half_and_english_when_asked():
@@ -42,7 +42,7 @@ def test_show_table_aligns_columns_and_checks_its_shape(capsys):
     out = capsys.readouterr().out.splitlines()
     assert out[:3] == ["bytes  dtype", "1      fp32", "2      bf16"]
     assert out[3].startswith("字节")
-    with pytest.raises(ValueError, match="same number of columns"):
+    with pytest.raises(ValueError, match="same, non-zero number of columns"):
         show_table([[1]], en=["a", "b"], zh=["甲"])
     with pytest.raises(ValueError, match="every row must have 2 cells"):
         show_table([[1]], en=["a", "b"], zh=["甲", "乙"])
@@ -85,7 +85,7 @@ def test_in_a_kernel_every_output_carries_its_language():
     nb = new_notebook(cells=[new_code_cell(
         "from cs336_lec2.bilingual import say, show_table\n"
         "print('before')\n"
-        "say('eight bits', '八位')\n"
+        "say(en='eight bits', zh='八位')\n"
         "show_table([[1]], en=['n'], zh=['数'])"
     )])
     NotebookClient(nb, timeout=120, kernel_name="python3").execute()

@@ -234,7 +234,6 @@ def test_each_edition_shows_only_its_language(built_book):
     # English pages keep only the language link in Chinese (and CJK inside code outputs, if any).
     assert len(cjk.findall(en_body)) < 0.01 * len(en_body)
     assert len(cjk.findall(zh_body)) > 100
-    assert "colab.research.google.com" in en and "colab.research.google.com" in zh
 
 
 def test_repeated_scripts_are_dropped():
@@ -493,33 +492,14 @@ def test_run_note_goes_under_the_chapter_title():
     assert nb.cells[1].source == "# 1. Title\n\n:::{note}\nN\n:::\n\nIntro."
 
 
-def test_each_edition_launches_colab_on_its_own_branch_folder():
-    from cs336_lec2.publish.book import _edition_config
-
-    for lang, edition in EDITIONS.items():
-        config = _edition_config(ROOT, edition)
-        assert config["repository"]["branch"] == "colab" and config["repository"]["path_to_book"] == lang
-        assert "colab_branch" not in config  # Jupyter Book's config has no such key
-
-
-def _colab_links(html: str) -> list[str]:
-    return re.findall(r'href="(https://colab\.research\.google\.com/github/[^"]+)"', html)
-
-
 @pytest.mark.slow
-def test_each_editions_colab_button_opens_a_notebook_in_its_language_only(built_book):
-    """Resolve each Colab link to the copy the workflow publishes (``_build/colab`` = the branch's root)."""
-    import yaml
-
-    config = yaml.safe_load((ROOT / "_config.yml").read_text(encoding="utf-8"))
-    org_repo = config["repository"]["url"].removeprefix("https://github.com/")
-    prefix = f"https://colab.research.google.com/github/{org_repo}/blob/{config['colab_branch']}/"
+def test_each_editions_colab_copy_is_a_notebook_in_its_language_only(built_book):
+    """The copies the workflow publishes (``_build/colab`` = the branch's root; the Colab buttons that open
+    them, where a repository is set: tests/test_repository_links.py)."""
     published = built_book.parent / "colab"
     cjk = re.compile(r"[\u4e00-\u9fff]")
     for lang, edition in EDITIONS.items():
         for chapter in [p for p in toc_files(ROOT / "_toc.yml") if p.startswith("notebooks/")]:
-            links = _colab_links((built_book / lang / f"{chapter}.html").read_text(encoding="utf-8"))
-            assert links == [f"{prefix}{lang}/{chapter}.ipynb"], (lang, chapter, links)
             nb = nbformat.read(published / lang / f"{chapter}.ipynb", as_version=4)
             prose = [c for c in nb.cells if c.cell_type == "markdown"]
             tags = {t for c in nb.cells for t in c.metadata.get("tags", [])}
@@ -527,9 +507,12 @@ def test_each_editions_colab_button_opens_a_notebook_in_its_language_only(built_
             chinese = sum(len(cjk.findall(c.source)) for c in prose)
             assert (chinese > 100) if lang == "zh" else (chinese == 0), (lang, chapter, chinese)
             source = edition_notebook(nbformat.read(ROOT / f"{chapter}.ipynb", as_version=4), lang)
-            # the same code; the zh copy with its comments in Chinese (cells.translate_comments)
-            assert [c.source for c in nb.cells if c.cell_type == "code"] == [
-                c.source for c in source.cells if c.cell_type == "code"]
+            # the edition's code (its words, its comments), less the one-line install a Colab copy opens with
+            # (tests/test_repository_links.py) and the "# @title" line of a folded cell (Colab's form view)
+            shown = [re.sub(r"\A# @title [^\n]*\n", "", c.source) for c in nb.cells
+                     if c.cell_type == "code" and "install" not in c.metadata.get("tags", [])]
+            assert shown == [c.source for c in source.cells
+                             if c.cell_type == "code" and "remove-cell" not in c.metadata.get("tags", [])]
 
 
 @pytest.mark.slow
@@ -627,7 +610,7 @@ def test_no_answer_is_in_plain_view(built_book, lang):
             assert box.select_one(".admonition-title").get_text(strip=True) == title
         for cell in article.select(".tag_answer"):
             assert cell.find_parent(class_="cs336-answer"), f"{page.name}: answer code outside its dropdown"
-        label = "Answer." if lang == "en" else "答案。"
+        label = "Answer." if lang == "en" else "答案"
         for strong in article.find_all("strong", string=label):
             assert strong.find_parent(class_="cs336-answer"), f"{page.name}: answer prose in plain view"
 
@@ -640,3 +623,28 @@ def test_inline_code_breaks_only_between_the_parts_of_a_name():
                                      'cs336_<wbr>lec2.<wbr>flops.<wbr>f(<wbr>x=<wbr>1)</span></code></p>')
     code_block = '<div class="highlight"><pre><span class="n">a.b</span></pre></div>'
     assert breakable_names(code_block) == code_block, "code blocks keep their text as it is"
+
+
+@pytest.mark.slow
+def test_the_download_button_serves_the_editions_reader_notebook(built_book):
+    """Issue 35 item 2: the page's download button (``_sources/notebooks/NAME.ipynb``) gave the staged copy, with
+    every answer in raw MyST. It now serves the edition's reader notebook: one language, every box rendered,
+    answers in a <details> with their code folded and unrun."""
+    for lang, edition in EDITIONS.items():
+        sources = sorted((built_book / lang / "_sources" / "notebooks").glob("*.ipynb"))
+        assert len(sources) == len([p for p in toc_files(ROOT / "_toc.yml") if p.startswith("notebooks/")])
+        for path in sources:
+            page = (built_book / lang / "notebooks" / f"{path.stem}.html").read_text(encoding="utf-8")
+            assert f'href="../_sources/notebooks/{path.name}"' in page, path.name
+            nb = nbformat.read(path, as_version=4)
+            tags = {t for c in nb.cells for t in c.metadata.get("tags", [])}
+            assert f"lang-{edition.other}" not in tags, (lang, path.name)
+            for cell in nb.cells:
+                if cell.cell_type == "markdown":
+                    assert not re.search(r"[`:]{3}\{|:class:", cell.source), (lang, path.name, cell.source[:80])
+                    if "answer" in cell.metadata.get("tags", []):
+                        assert cell.source.startswith("<details>") and cell.source.endswith("</details>")
+                elif "answer" in cell.metadata.get("tags", []):
+                    assert cell.metadata["jupyter"]["source_hidden"] and not cell.outputs
+                elif cell.cell_type == "code" and "from cs336_lec2" in cell.source:
+                    assert f"from cs336_lec2.{lang} import *" in cell.source

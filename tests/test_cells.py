@@ -64,6 +64,13 @@ def test_checks_and_plots_fold_with_the_editions_words():
     assert en.cells[2].metadata.mystnb["code_prompt_show"] == "Checks"
 
 
+def test_a_bare_hide_input_cell_folds_as_helper_code_in_the_editions_words():
+    """Issue 35 item 10: no fold prompt says only "Show code cell source"."""
+    source = nbformat.v4.new_notebook(cells=[new_code_cell("def peak(): ...", metadata={"tags": ["hide-input"]})])
+    for lang, prompt in (("en", "Helper code"), ("zh", "辅助代码")):
+        assert edition_notebook(source, lang).cells[0].metadata.mystnb["code_prompt_show"] == prompt
+
+
 def test_a_figure_gets_its_alt_text_in_the_editions_language():
     assert edition_notebook(chapter(), "zh").cells[3].metadata.mystnb["image"]["alt"] == "一条线"
     assert edition_notebook(chapter(), "en").cells[3].metadata.mystnb["image"]["alt"] == "a line"
@@ -110,8 +117,9 @@ def test_printed_lines_and_sentences_show_as_one_block_per_run():
 
 def test_the_colab_copy_folds_an_answer_in_html_that_jupyter_shows():
     staged = edition_notebook(chapter(), "zh")
-    colab = cells_module.colab_notebook(staged)
-    assert colab.cells[4].source == "<details><summary>显示答案</summary>\n\n**答案。** 两个字节。\n\n</details>"
+    colab = cells_module.reader_notebook(staged, "zh")
+    assert colab.cells[4].source == "<details>\n<summary>显示答案</summary>\n\n**答案。** 两个字节。\n\n</details>"
     assert colab.cells[1].source == staged.cells[1].source, "code and other prose stay as staged"
-    en = cells_module.colab_notebook(edition_notebook(chapter(), "en")).cells[4].source
-    assert en.startswith("<details><summary>Show answer</summary>") and "```x```" in en
+    assert colab.cells[5].metadata["jupyter"]["source_hidden"] and colab.cells[5].outputs == []
+    en = cells_module.reader_notebook(edition_notebook(chapter(), "en"), "en").cells[4].source
+    assert en.startswith("<details>\n<summary>Show answer</summary>") and "```x```" in en

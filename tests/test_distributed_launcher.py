@@ -284,3 +284,20 @@ def test_the_worker_runs_under_the_torchrun_command_line(tmp_path) -> None:
             assert torch.equal(full[strategy]["full_params"][name], value), (strategy, name)
     assert L.torchrun_command(2, Path("s.json"), Path("o"))[1:5] == [
         "-m", "torch.distributed.run", "--standalone", "--nproc-per-node=2"]
+
+
+def test_the_first_error_reads_torchruns_summary_not_its_agents_log_lines(tmp_path) -> None:
+    """A rank killed by a signal leaves no error file; torchrun's summary names it. The agent's own log lines
+    ("failed (exitcode: 1) local_rank: 0") must not pair one rank with another's exit code."""
+    import json
+
+    (tmp_path / "torchrun.log").write_text(
+        "E1126 api.py:1002] failed (exitcode: 1) local_rank: 0 (pid: 22845) of binary: python\n"
+        "Failures:\n[1]:\n  rank      : 1 (local_rank: 1)\n  exitcode  : -9 (pid: 22846)  (SIGKILL)\n"
+        "Root Cause (first observed failure):\n[0]:\n  rank      : 0 (local_rank: 0)\n  exitcode  : 1 (pid: 22845)\n")
+    (tmp_path / "rank0.error.json").write_text(json.dumps(
+        {"rank": 0, "type": "RuntimeError", "message": "Connection reset by peer", "time": 1.0}))
+    error = L._first_error(tmp_path, 2, 1)
+    assert (error.rank, error.returncode) == (1, -9)
+    assert str(error) == "rank 1 failed: killed by SIGKILL (exit code -9), no Python error"
+    assert L._signal_name(9) == "SIGKILL" and L._signal_name(99) == "signal 99"

@@ -434,3 +434,36 @@ def test_the_kernel_is_stopped_not_asked_to_exit(tmp_path):
     record = execute(src, output=out, progress=False)
     assert [c.ok for c in record.chapters] == [True] and (out / "01_exit.ipynb").is_file()
     assert not flag.exists()
+
+
+def test_ctrl_c_during_a_cell_is_the_clean_interrupt_not_a_dead_kernel(chapters, tmp_path, monkeypatch):
+    """Issue 36: SIGINT during a long cell ended in a DeadKernelError traceback, not the one-line exit.
+
+    nbclient waits for a cell inside an asyncio event loop; asyncio's runner turns Ctrl-C into the
+    cancellation of that wait, and nbclient turns a cancelled wait into ``DeadKernelError("Kernel died")``.
+    The fake runner below does what nbclient does, with a SIGINT arriving while the cell runs.
+    """
+    import asyncio
+    import signal
+
+    from nbclient.exceptions import DeadKernelError
+
+    async def wait_for_the_cell() -> None:
+        waiting = asyncio.ensure_future(asyncio.sleep(30))  # the cell's reply, long in coming
+        asyncio.get_running_loop().call_later(0.05, os.kill, os.getpid(), signal.SIGINT)  # Ctrl-C meanwhile
+        try:
+            await waiting
+        except asyncio.CancelledError:
+            raise DeadKernelError("Kernel died") from None
+
+    def long_cell(source: Path, target: Path) -> None:
+        target.write_text("half a notebook")
+        asyncio.run(wait_for_the_cell())
+
+    _fake_papermill(monkeypatch, long_cell)
+    out = tmp_path / "out"
+    with pytest.raises(KeyboardInterrupt):
+        execute(chapters, chapters=["01"], output=out, device="cpu", progress=False, log=lambda _: None)
+    assert "interrupted (Ctrl-C): no run record written" in (out / "execute.log").read_text()
+    assert sorted(p.name for p in out.iterdir()) == [EXECUTE_MARKER, "execute.log"]
+    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler  # the handler is restored

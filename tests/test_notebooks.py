@@ -184,7 +184,7 @@ def test_title_and_exercises(notebook):
     assert 2 <= len(prose) // 2 <= 4, "2-4 exercises, each with an answer in both languages"
     for i in prose:
         first = cells[i].source.lstrip()
-        assert first.startswith("**Answer.**" if "lang-en" in tags(cells[i]) else "**答案。**"), f"cell {i}"
+        assert first.startswith("**Answer.**" if "lang-en" in tags(cells[i]) else "**答案**。"), f"cell {i}"
     for i in code:
         # an answer's code follows its prose pair (or another answer code cell): one dropdown in the book
         assert "answer" in tags(cells[i - 1]), f"cell {i}: answer code must follow its answer prose"

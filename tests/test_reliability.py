@@ -60,7 +60,7 @@ def test_stage_and_colab_folders_are_emptied_only_when_the_build_made_them(tmp_p
     (stage / "leftover.md").write_text("the build's own folder: emptied")
     stage_edition(ROOT, "en", stage)
     assert not (stage / "leftover.md").exists()
-    copies = write_colab_copies(stage, tmp_path / "colab" / "en")
+    copies = write_colab_copies(stage, tmp_path / "colab" / "en", "en")
     assert copies and (tmp_path / "colab" / "en" / "notebooks" / BUILD_MARKER).is_file()
     mine = tmp_path / "mine"
     mine.mkdir()
@@ -70,7 +70,7 @@ def test_stage_and_colab_folders_are_emptied_only_when_the_build_made_them(tmp_p
     (mine / "notebooks").mkdir()
     (mine / "notebooks" / "draft.ipynb").write_text("keep")
     with pytest.raises(ValueError, match=r"holds draft\.ipynb"):
-        write_colab_copies(stage, mine)
+        write_colab_copies(stage, mine, "en")
     assert (mine / "notes.md").read_text() == "keep" == (mine / "notebooks" / "draft.ipynb").read_text()
 
 

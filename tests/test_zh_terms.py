@@ -12,7 +12,7 @@ import re
 
 import nbformat
 import pytest
-from test_notebooks import CHAPTERS, ZH_PAGES, without_code_and_math, zh_cells, zh_prose
+from test_notebooks import CHAPTERS, ROOT, ZH_PAGES, without_code_and_math, zh_cells, zh_prose
 
 # pattern in the prose (code spans read `c`, maths $m$) -> the book's form
 ONE_FORM = {
@@ -26,7 +26,7 @@ ONE_FORM = {
     r"(?:GPU|显卡|H100|A100|B200|T4)\s*(?:上\s*)?的?\s*内存": "显存 (GPU memory)",
     r"训练步骤": "训练步",
     r"小预设|(?<!`)\bsmall\s*预设": "`small` 预设",
-    r"练习\s*\d+\s*[.:：．]": "**练习 N。**",
+    r"练习\s*\d+\s*[.:：．]": "**练习 N**。",
     r"批次大小": "批大小 / 临界批大小",
     r"前后比对|参与比对": "不做输出比对",
     r"软件包(?!索引|管理)|(?<!辅助)包里": "辅助包",
@@ -100,3 +100,103 @@ def test_the_book_forms_pass():
     assert unglossed("辅助包（`cs336_lec2`）与笔记本（notebook）；之后的辅助包和笔记本不再加注。") == []
     assert unglossed("辅助包的函数，后来才写辅助包（`cs336_lec2`）") == [
         "first 辅助包 needs （`cs336_lec2`）: '辅助包的函数，后来才写辅助包（`c'"]
+
+
+# --- Book-wide typography and term rules (issue 38, Build 4 / item 18) ----------------------------
+# Every Chinese text a reader meets: each chapter's Chinese cells, each Chinese page, the calculator's
+# Chinese strings and the Chinese results page. Code spans read `c`, formulas $m$; links keep their
+# text, URLs and HTML tags go.
+CJK_CHAR = r"[\u3400-\u4dbf\u4e00-\u9fff]"
+LINK = re.compile(r"\[([^\]\n]*)\]\([^)\s]*\)")
+URL_OR_TAG = re.compile(r"https?://\S+|<[^>\n]+>")
+DEFINITION = re.compile(r"^[ \t]*:[ \t]", re.M)  # a definition list's ": " (the glossary) is markup
+BOOK_WIDE = {
+    # a full-width mark carries its own space: "**答案。** 天数" renders with a gap
+    r"[。，；：？！）」』]\**[ \t]+(?=[^\s|])": "no space after a full-width mark (**答案**。天数)",
+    r"\d[ \t]+%": "70% (no space between a number and %)",
+    CJK_CHAR + r"[,;:(]|[,;:)]" + CJK_CHAR + r"|[,;:][ \t]+" + CJK_CHAR + r"|\([^()\n]*" + CJK_CHAR + r"[^()\n]*\)":
+        "full-width punctuation beside Chinese (，；：（）)",
+    r"激活检查点": "激活重计算 / 不重计算、选择性重计算、完全重计算",
+    r"每参数": "每个参数",
+    r"每元素": "每个元素",
+    r"拷": "复制",
+    r"激活值?显存|激活内存": "激活值内存 (activation memory, TRANSLATING.md)",
+}
+
+
+def book_wide_slips(text: str, markdown: bool = True) -> list[str]:
+    """Where ``text`` breaks a rule of :data:`BOOK_WIDE` (``markdown``: read code spans, maths and links)."""
+    plain = LINK.sub(r"\1", without_code_and_math(text)) if markdown else text
+    plain = DEFINITION.sub("", URL_OR_TAG.sub("", plain))
+    return [f"{instead}: {plain[max(m.start() - 8, 0):m.end() + 8]!r}"
+            for pattern, instead in BOOK_WIDE.items() for m in re.finditer(pattern, plain)]
+
+
+CALCULATOR_STRINGS = ROOT / "book" / "_static" / "calculator" / "strings.js"
+JS_STRING = re.compile(r'"((?:[^"\\\n]|\\.)*)"')
+
+
+def calculator_zh_strings() -> list[str]:
+    """The Chinese strings of the calculator: the string literals of ``strings.js``'s ``ZH ?`` branch."""
+    source = CALCULATOR_STRINGS.read_text(encoding="utf-8")
+    start = source.index("const T = ZH ? {")
+    end = source.index("} : {", start)
+    return JS_STRING.findall(source[start:end])
+
+
+def results_page_zh() -> str:
+    """The text of the Chinese results page as the book renders it from the committed records."""
+    from cs336_lec2.publish.results_page import load_records, render_markdown
+
+    page = (ROOT / "book" / "zh" / "results.md").read_text(encoding="utf-8")
+    tables = render_markdown(load_records(ROOT / "book" / "results"), "zh", None)
+    return page + "\n\n" + re.sub(r"\\(.)", r"\1", tables)  # escape() undone: the words a reader sees
+
+
+@pytest.mark.parametrize("path", CHAPTERS, ids=[p.stem for p in CHAPTERS])
+def test_chapter_follows_the_book_wide_rules(path):
+    cells = zh_cells(nbformat.read(path, as_version=4))
+    problems = [f"cell {i}: {p}" for i, source in cells for p in book_wide_slips(source)]
+    assert not problems, "\n".join(problems)
+
+
+@pytest.mark.parametrize("page", ZH_PAGES, ids=[p.stem for p in ZH_PAGES])
+def test_page_follows_the_book_wide_rules(page):
+    problems = book_wide_slips(page.read_text(encoding="utf-8"))
+    assert not problems, "\n".join(problems)
+
+
+def test_calculator_and_results_follow_the_book_wide_rules():
+    strings = calculator_zh_strings()
+    assert len(strings) > 100 and "不重计算" in strings  # the extraction found the Chinese branch
+    problems = [p for s in strings for p in book_wide_slips(s, markdown=False)]
+    problems += book_wide_slips(results_page_zh())
+    assert not problems, "\n".join(problems)
+
+
+@pytest.mark.parametrize(
+    ("text", "rule"),
+    [
+        ("**答案。** 天数", "no space after"), ("**模型算力利用率（MFU）** 是", "no space after"),
+        ("这样。 下一句", "no space after"), ("算完了： **结论**", "no space after"),
+        ("**答案。** 640 GB", "no space after"), ("**答案。** `x`", "no space after"),
+        ("占 70 %", "no space between"), ("MFU 56.8 %", "no space between"),
+        ("检查点文件, Cruncher", "full-width punctuation"), ("MFU 53.9 %; 像", "full-width punctuation"),
+        ("(每个方向)", "full-width punctuation"), ("估算值:", "full-width punctuation"),
+        ("函数(", "full-width punctuation"),
+        ("不做激活检查点", "激活重计算"), ("每参数 18 字节", "每个参数"), ("每元素字节数", "每个元素"),
+        ("拷到设备上", "复制"), ("激活值显存", "激活值内存"), ("激活显存", "激活值内存"),
+    ],
+)
+def test_book_wide_rules_catch(text, rule):
+    found = book_wide_slips(text)
+    assert any(rule in f for f in found), found
+
+
+def test_book_wide_rules_accept_the_books_style():
+    text = ("**答案**。天数；**模型算力利用率（MFU）**是 70%。见[第 5 章](05_flops_and_mfu)和 "
+            "<https://example.org/a,b>；`f(x, y)` 与 $f(a, b)$ 里的半角标点不算；GPT-2 (small) 与 "
+            "Cruncher(D=4, L=2) 是英文；每个参数 18 字节，每个元素，复制到设备上，激活值内存，激活重计算。"
+            "一句话。\n\n下一段：**粗体**\n\n| 表头。 |\n\n术语\n: 定义，写在冒号后面。")
+    assert book_wide_slips(text) == []
+    assert book_wide_slips("34 KiB (1.00×)", markdown=False) == []

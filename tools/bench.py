@@ -90,7 +90,7 @@ def format_table(rows: list[tuple[str, float | None, float | None]], this: str, 
 
 def own_work_line(seconds: dict[str, float], kernel: float, imports: float) -> str:
     """The slowest chapter's own work: its execute seconds less a bare kernel's start and the common imports."""
-    name = max(seconds, key=seconds.get)
+    name = max(seconds, key=seconds.__getitem__)
     own = seconds[name] - kernel - imports
     return (f"own work (this checkout; less kernel start {kernel:.1f} s and imports {imports:.1f} s): "
             f"at most {own:.1f} s ({name})")
@@ -212,15 +212,17 @@ def main(argv: list[str] | None = None) -> int:
             other = Side("rev", other_tree, work)
             sides = (this, other)
             if "chapters" not in args.skip:
-                ran, cpu = [], []
+                ran: list[dict[str, float]] = []
+                cpu: list[float] = []
                 for side in sides:
                     ran.append(side.chapters(args.chapters))
                     cpu.append(side.cpu)
                 for name in sorted(set(ran[0]) | set(ran[1])):
                     rows.append((name, ran[0].get(name), ran[1].get(name)))
                 both = set(ran[0]) & set(ran[1])
-                rows.append(("chapters, total (both sides ran)", *(sum(r[n] for n in both) for r in ran)))
-                rows.append(("  CPU (user + system)", *cpu))
+                totals = [sum(r[n] for n in both) for r in ran]
+                rows.append(("chapters, total (both sides ran)", totals[0], totals[1]))
+                rows.append(("  CPU (user + system)", cpu[0], cpu[1]))
             if "imports" not in args.skip:
                 kernels = [side.kernel() for side in sides]
                 rows.append(("bare kernel start", kernels[0][0], kernels[1][0]))

@@ -132,12 +132,12 @@ def _skipped(tag: Tag) -> bool:
         return True
     if str(tag.get("lang", "")).lower().startswith("en"):
         return True
-    return bool(SKIP_CLASSES & set(tag.get("class", [])))
+    return bool(SKIP_CLASSES & set(tag.get("class") or []))
 
 
 def _kind(node: Tag) -> str:
     for parent in [node, *node.parents]:
-        classes = set(parent.get("class", [])) if isinstance(parent, Tag) else set()
+        classes = set(parent.get("class") or []) if isinstance(parent, Tag) else set()
         if "cell_output" in classes:
             return "output"
         if parent.name == "title":

@@ -93,6 +93,9 @@ def _pair(text: object, pair: dict[str, object], name: str) -> dict[str, str] | 
         return None
     if text is None and len(given) == len(LANGUAGES):
         return {lang: value for lang, value in given.items() if _language in (None, lang)}  # type: ignore[misc]
+    if text is None and given:  # one half of a pair: name the half that is missing
+        missing = next(lang for lang in pair if lang not in given)
+        raise TypeError(f"{name}: {missing} must be a non-empty str beside {next(iter(given))}, got None")
     raise TypeError(f"{name}: give either one text (one language) or both en= and zh= (two languages), "
                     f"got {'a text and ' if text is not None else ''}{sorted(given) or 'nothing else'}")
 

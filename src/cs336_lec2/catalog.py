@@ -358,9 +358,9 @@ LLAMA2_MFU = 0.505
 _RUN_A100 = {"gpu": "a100-sxm-80gb", "num_gpus": 64, "stage": "zero3", "precision": "mixed_bf16_fp32_grads"}
 _RUN_H100 = {"model": "llama3-8b", "gpu": "h100-sxm", "seq_len": 8192, "micro_batch": 2, "stage": "zero3",
          "precision": "mixed_bf16_fp32_grads", "recompute": "selective"}
-_AC = {"none": ("no activation checkpointing", "不做激活检查点"),
-       "layer": ("selective (layer) AC", "选择性检查点（按层）"),
-       "op": ("selective (op) AC", "选择性检查点（按算子）"), "full": ("full AC", "完全检查点")}
+_AC = {"none": ("no activation checkpointing", "不重计算"),
+       "layer": ("selective (layer) AC", "选择性重计算（按层）"),
+       "op": ("selective (op) AC", "选择性重计算（按算子）"), "full": ("full AC", "完全重计算")}
 
 
 def _a100(model: str, name: str, seq: int, batch: int, ac: str, wps: int, mfu: float) -> dict[str, Any]:

@@ -7,6 +7,7 @@ on an H100.
 
 from __future__ import annotations
 
+import textwrap
 from collections.abc import Mapping
 from typing import Any, TypeVar
 
@@ -67,8 +68,14 @@ def start(device: str | torch.device, preset: str, seed: int, sizes: Mapping[str
     chosen = pick(sizes, name)
     set_seed(seed)
     shown = describe(chosen) if isinstance(chosen, Mapping) else ""
-    say(en=f"device: {describe_device(dev)}; preset: {name}" + (f" ({shown})" if shown else ""),
-        zh=f"设备：{describe_device(dev, 'zh')}；预设：{name}" + (f"（{shown}）" if shown else ""))
+    # the sizes beside the preset, or wrapped under it: what a chapter prints fits the book's 88 columns
+    if len(shown) <= 60:
+        en_sizes, zh_sizes = (f" ({shown})", f"（{shown}）") if shown else ("", "")
+    else:
+        wrapped = textwrap.fill(shown, width=84, initial_indent="  ", subsequent_indent="  ")
+        en_sizes, zh_sizes = f":\n{wrapped}", f"：\n{wrapped}"
+    say(en=f"device: {describe_device(dev)}\npreset: {name}{en_sizes}",
+        zh=f"设备：{describe_device(dev, 'zh')}\n预设：{name}{zh_sizes}")
     return dev, name, chosen
 
 

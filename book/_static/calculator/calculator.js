@@ -82,7 +82,7 @@ const OPTION_TEXT = {
     return /GB$/.test(name) ? name : `${name} (${a.memory_bytes / GB} GB)`;
   },
   norm: (k) => T.norms[k], positions: (k) => T.positionsList[k], precision: (k) => T.precisions[k] || k,
-  optimizer: (k) => k, stage: (k) => T.stages[k], recompute: (k) => T.recomputes[k],
+  optimizer: (k) => T.optimizers[k] || k, stage: (k) => T.stages[k], recompute: (k) => T.recomputes[k],
 };
 const OPTION_TITLE = {
   gpu: (k) => {
@@ -181,7 +181,7 @@ function commRows(comm, c) {
   const k = DATA.clusters[c.gpu];
   if (!k) return [...rows, [T.network, T.noNetwork]];
   const gbs = (x) => `${x / 1e9} GB/s`;
-  rows.push([T.network, `${k.name}: NVLink ${gbs(k.nvlink)}, ${k.nics_per_node} × ${gbs(k.nic)} (${T.perDirection})`]);
+  rows.push([T.network, `${k.name}: NVLink ${gbs(k.nvlink)}, ${k.nics_per_node} × ${gbs(k.nic)}${T.perDirection}`]);
   if (comm.seconds_per_step === null) return [...rows, [T.seconds_per_step, T.wholeNodes]];
   rows.push([T.seconds_per_step, `${comm.seconds_per_step.toPrecision(3)} ${T.seconds}`]);
   if (comm.breakeven_tokens_per_gpu === null) return [...rows, [T.breakEven, T.noPeak]];
@@ -269,7 +269,7 @@ function patchTable(old, caption, head, rows) {
 function render(out, r, c) {
   const days = (d) => (d === null ? T.noPeak : `${fmtDays(d)} ${T.days_unit}`);
   const peak = r.time.peak_flops === null ? T.noPeak
-    : `${flopRate(r.time.peak_flops)} (${T.dense} ${r.time.peak_dtype}, ${DATA.accelerators[c.gpu].name})`;
+    : `${flopRate(r.time.peak_flops)}${T.paren(`${T.dense} ${r.time.peak_dtype}${T.comma}${DATA.accelerators[c.gpu].name}`)}`;
   const m = r.memory;
   const memRows = PARTS.map((k) => [T.mem[k], bytes(m[k])]);
   memRows.push([T.mem.total, bytes(m.total)], [T.mem.card, bytes(m.card)]);

@@ -63,7 +63,7 @@ function fill(box) {
   if (Object.keys(errors).length) {
     const bad = document.createElement("p");
     bad.className = "cs336-calc-error";
-    bad.textContent = Object.values(errors).map(message).join("; ");
+    bad.textContent = Object.values(errors).map(message).join(T.sep);
     children.splice(1, 0, bad);
   }
   box.classList.add("cs336-calc-mini");

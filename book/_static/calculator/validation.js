@@ -5,7 +5,7 @@
 (function (NS) {
 "use strict";
 const { DATA, T, fmtInt, normalize, toHash } = NS;
-const pct = (x) => `${(100 * x).toFixed(1)} %`;
+const pct = (x) => `${(100 * x).toFixed(1)}%`;  // 70%, as the book writes it
 const gib = (x) => `${(x / 2 ** 30).toFixed(1)} GiB`;
 const fill = (text, params) => text.replace(/\{(\w+)\}/g, (_, name) => params[name]);
 
@@ -13,18 +13,18 @@ function cells(row) {
   const c = row.calc, V = T.validation;
   if (row.kind === "mfu") {
     return [fill(V.mfuAt, { mfu: pct(row.mfu), tps: fmtInt.format(row.tokens_per_gpu_s) }),
-      `MFU ${pct(c.mfu)}; ${fill(V.embedding, { mfu: pct(c.mfu_embedding_counted) })}`, c.ratio.toFixed(3)];
+      `MFU ${pct(c.mfu)}${T.sep}${fill(V.embedding, { mfu: pct(c.mfu_embedding_counted) })}`, c.ratio.toFixed(3)];
   }
   if (row.kind === "throughput") {
     const [lo, hi] = row.mfu_range;
-    return [`${fmtInt.format(row.tokens_per_gpu_s)} ${V.tps}; ${fill(V.stated, { lo: `${Math.round(100 * lo)} %`, hi: `${Math.round(100 * hi)} %` })}; `
+    return [`${fmtInt.format(row.tokens_per_gpu_s)} ${V.tps}${T.sep}${fill(V.stated, { lo: `${Math.round(100 * lo)}%`, hi: `${Math.round(100 * hi)}%` })}${T.sep}`
       + `${gib(row.memory_gib * 2 ** 30)}`,
-      `${fill(V.needs, { mfu: pct(c.mfu) })}; ${fill(V.bracket, { full: gib(c.memory_full), none: gib(c.memory_none) })}; `
+      `${fill(V.needs, { mfu: pct(c.mfu) })}${T.sep}${fill(V.bracket, { full: gib(c.memory_full), none: gib(c.memory_none) })}${T.sep}`
       + fill(V.drop, { calc: gib(c.memory_drop), pub: gib(c.memory_drop_published) }),
-      `${c.ratio.toFixed(3)} ${V.ofDrop}`];
+      `${c.ratio.toFixed(3)}${V.ofDrop}`];
   }
   return [`${fmtInt.format(row.gpu_hours)} ${V.hours}`,
-    `${fill(V.at, { hours: fmtInt.format(Math.round(c.gpu_hours)), mfu: pct(row.config.mfu) })}; `
+    `${fill(V.at, { hours: fmtInt.format(Math.round(c.gpu_hours)), mfu: pct(row.config.mfu) })}${T.sep}`
     + fill(V.implied, { mfu: pct(c.mfu) }), c.ratio.toFixed(3)];
 }
 

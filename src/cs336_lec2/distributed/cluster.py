@@ -24,7 +24,15 @@ from __future__ import annotations
 import math
 from dataclasses import asdict
 
-from ..catalog import CLUSTERS, DDP_BUCKET_BYTES, DDP_FIRST_BUCKET_BYTES, H100_CLUSTER, Cluster
+from ..catalog import (  # noqa: F401  (chapter 14 reads them as cluster.X)
+    CLUSTERS,
+    DDP_BUCKET_BYTES,
+    DDP_FIRST_BUCKET_BYTES,
+    H100_CLUSTER,
+    H100_DATASHEET,
+    NDR_NCCL,
+    Cluster,
+)
 from ..checks import check_choice, check_int, check_positive_real, check_real
 from . import COLLECTIVES, STAGES, ring_bytes
 from .nccl import ALGORITHMS, algorithm_seconds, fastest

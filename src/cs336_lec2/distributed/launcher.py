@@ -256,7 +256,16 @@ def _stop(agent: subprocess.Popen[bytes]) -> None:
 
 
 # torchrun's failure summary: "rank      : 1 (local_rank: 1)" then "exitcode  : -9 (pid: 4242)"
-_FAILURE = re.compile(r"rank\s*:\s*(\d+)\b.*?\n\s*exitcode\s*:\s*(-?\d+)", re.S)
+# (line-anchored: the agent's own log lines also say "local_rank: 0" and "exitcode: 1")
+_FAILURE = re.compile(r"^[ \t]*rank[ \t]*:[ \t]*(\d+)\b.*\n[ \t]*exitcode[ \t]*:[ \t]*(-?\d+)", re.M)
+
+
+def _signal_name(number: int) -> str:
+    """``SIGKILL`` for 9; ``signal 99`` for a number this platform does not name."""
+    try:
+        return signal.Signals(number).name
+    except ValueError:
+        return f"signal {number}"
 
 
 def _rank_log(out: Path, rank: int) -> str:
@@ -286,8 +295,14 @@ def _first_error(out: Path, n: int, code: int) -> WorkerError:
                     key=lambda r: r not in root)
     if silent or not errors:
         rank = silent[0] if silent else (root or sorted(codes) or [0])[0]
-        lines = _rank_log(out, rank).strip().splitlines() or summary.strip().splitlines()
-        message = lines[-1] if lines else f"no output (torchrun exit code {code})"
+        lines = _rank_log(out, rank).strip().splitlines()
+        exit_code = codes.get(rank, code)
+        if lines:
+            message = lines[-1]
+        elif exit_code < 0:
+            message = f"killed by {_signal_name(-exit_code)} (exit code {exit_code}), no Python error"
+        else:
+            message = f"exit code {exit_code}, no output"
     else:
         first = min(errors.values(), key=lambda e: e["time"])
         rank, message = first["rank"], f"{first['type']}: {first['message']}"

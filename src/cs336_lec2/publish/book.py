@@ -42,7 +42,7 @@ from .cells import PROMPTS, edition_notebook
 from .execute import RECORD_NAME
 from .guard import BUILD_MARKER, check_owned, fresh_folder
 from .one_language import OneLanguageError
-from .pages import add_run_note, colab_repository, load_run_record, run_note, unreadable, write_colab_copies
+from .pages import add_run_note, edition_links, load_run_record, run_note, unreadable, write_colab_copies
 from .records import load_record
 from .results_page import fill_results_page
 
@@ -110,10 +110,8 @@ def edition_toc(toc_text: str, lang: str) -> str:
 
 
 def _edition_config(root: Path, edition: Edition) -> dict:
-    config = yaml.safe_load((root / "_config.yml").read_text(encoding="utf-8"))
+    config = edition_links(yaml.safe_load((root / "_config.yml").read_text(encoding="utf-8")), edition.code)
     config["title"] = edition.title
-    config["repository"] = colab_repository(config, edition.code)  # the Colab button: one language
-    config.pop("colab_branch", None)
     sphinx = config.setdefault("sphinx", {})
     extensions = sphinx.setdefault("extra_extensions", [])
     extensions += [e for e in ("cs336_lec2.publish.sphinx_ext", "cs336_lec2.publish.cache",
@@ -229,12 +227,9 @@ def stage_edition(
     return stage
 
 
-def _install_line(root: Path) -> str | None:
-    """The Colab copies' one-line install of the package (:func:`.pages.install_line`), if the book has one."""
-    install_line = getattr(pages, "install_line", None)
-    if install_line is None:
-        return None
-    return install_line(yaml.safe_load((root / "_config.yml").read_text(encoding="utf-8")))
+def _install_line(root: Path, lang: str) -> str:
+    """The Colab copies' one-line install of the package, in the edition's language (:func:`.pages.install_line`)."""
+    return pages.install_line(yaml.safe_load((root / "_config.yml").read_text(encoding="utf-8")), lang)
 
 
 def _serve_reader_notebooks(notebooks: Path, html: Path) -> None:
@@ -344,7 +339,7 @@ def build_book(
         stage = build / "stage" / code
         staging = partial(stage_edition, root, code, notebooks_from=source, chosen=chosen)
         changed = restage(stage, stage_inputs(root, code, source), staging)
-        write_colab_copies(stage, build / "colab" / code, code, _install_line(root))
+        write_colab_copies(stage, build / "colab" / code, code, _install_line(root, code))
         out = build / "sphinx" / code
         current = not changed and up_to_date(out, strict)  # then Sphinx would find nothing to do
         cmd = [_jupyter_book(), "build", str(stage), "--path-output", str(out), "--builder", "html"]

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import copy
 import re
+from collections.abc import Callable
 from html import escape
 from typing import Any
 
@@ -92,8 +93,13 @@ def merge_text(outputs: list[Any]) -> list[Any]:
 def translate_comments(source: str, comments: dict[str, str]) -> str:
     """``source`` with each ``# english`` comment of ``comments`` replaced by ``# 中文``."""
     for en, zh in comments.items():
-        source = re.sub(rf"#\s?{re.escape(en)}(?=\s*$)", lambda _m, zh=zh: f"# {zh}", source, flags=re.MULTILINE)
+        source = re.sub(rf"#\s?{re.escape(en)}(?=\s*$)", _literal(f"# {zh}"), source, flags=re.MULTILINE)
     return source
+
+
+def _literal(text: str) -> Callable[[re.Match[str]], str]:
+    """A ``re.sub`` replacement that inserts ``text`` as it is (a string would read its backslashes as escapes)."""
+    return lambda _match: text
 
 
 def comment_lines(source: str) -> list[str]:
@@ -211,9 +217,10 @@ def edition_notebook(nb: nbformat.NotebookNode, lang: str) -> nbformat.NotebookN
             if len(alts) == 1:
                 options = cell.metadata.setdefault("mystnb", {}).setdefault("image", {})
                 options["alt"] = alts[0]
-            for fold in FOLDS:
-                if fold in tags:
-                    _fold(cell, fold, lang)
+            # a cell folded with Jupyter Book's bare hide-input tag folds as helper code: no prompt says only
+            # "Show code cell source"
+            for fold in [fold for fold in FOLDS if fold in tags] or ([HELPER_TAG] if "hide-input" in tags else []):
+                _fold(cell, fold, lang)
             try:
                 cell.source = one_language(cell.source, lang)
             except OneLanguageError as err:

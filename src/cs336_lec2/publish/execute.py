@@ -16,10 +16,13 @@ import logging
 import os
 import platform
 import re
+import signal
 import sys
 import tempfile
+import threading
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
@@ -212,18 +215,21 @@ def execute(
             "in_place refreshes the committed CPU reference (device 'auto'/'cpu', preset 'auto'/'small'); "
             "write GPU runs to an output directory instead"
         )
-    if not in_place and output is None:
-        raise ValueError("output: give a directory for the executed notebooks (or in_place=True)")
-    if not in_place and (not isinstance(output, (str, os.PathLike)) or not os.fspath(output).strip()):
-        raise ValueError(f"output: {output!r} is not a folder name (an unset variable?); give a folder")
-    if not in_place and Path(output).resolve() == notebooks_dir.resolve():
-        raise ValueError(f"output: {output} is the chapters' own folder, and a run there would overwrite the "
-                         "committed notebooks; give another folder, or refresh them with in_place=True (--in-place)")
+    if not in_place:
+        if output is None:
+            raise ValueError("output: give a directory for the executed notebooks (or in_place=True)")
+        if not isinstance(output, (str, os.PathLike)) or not os.fspath(output).strip():
+            raise ValueError(f"output: {output!r} is not a folder name (an unset variable?); give a folder")
+        if Path(output).resolve() == notebooks_dir.resolve():
+            raise ValueError(f"output: {output} is the chapters' own folder, and a run there would overwrite the "
+                             "committed notebooks; give another folder, or refresh them with in_place=True "
+                             "(--in-place)")
 
     # The committed reference is a CPU run: hide any GPU from its kernels instead of injecting parameters.
     hide_gpu = in_place or device == "cpu"
     dev, resolved_preset = resolve("cpu" if hide_gpu else device, "small" if in_place else preset)  # before any folder
-    out_dir = notebooks_dir if in_place else claim_folder(check_output_dir(output), "output")  # never a user's files
+    # output is None exactly when in_place (checked above); claim_folder never takes a folder of a user's files
+    out_dir = notebooks_dir if output is None else claim_folder(check_output_dir(output), "output")
     with folder_lock(out_dir), sigterm_as_interrupt():
         record = RunRecord(
             machine=machine_info(dev.type),
@@ -235,6 +241,28 @@ def execute(
                       hide_gpu=hide_gpu, in_place=in_place, progress=progress, timeout=timeout, log=log)
         write_text_atomic(out_dir / RECORD_NAME, record.to_json())
     return record
+
+
+@contextmanager
+def _ctrl_c_raises() -> Iterator[None]:
+    """Ctrl-C raises ``KeyboardInterrupt`` wherever it lands, also inside nbclient's event loop.
+
+    With Python's own SIGINT handler in place, asyncio's runner takes Ctrl-C over: it cancels the wait for
+    the running cell, and nbclient reports a cancelled wait as ``DeadKernelError("Kernel died")``, so a
+    Ctrl-C looked like a crash. A handler of our own keeps asyncio's away (it steps in only for Python's).
+    """
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def interrupt(signum: int, frame: object) -> None:
+        raise KeyboardInterrupt
+
+    previous = signal.signal(signal.SIGINT, interrupt)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)
 
 
 def _run_chapters(paths: list[Path], notebooks_dir: Path, out_dir: Path, record: RunRecord,
@@ -254,7 +282,7 @@ def _run_chapters(paths: list[Path], notebooks_dir: Path, out_dir: Path, record:
     old_level = papermill_log.level
     papermill_log.setLevel(logging.CRITICAL)
     try:
-        with log_path.open("w", encoding="utf-8") as log_file:
+        with _ctrl_c_raises(), log_path.open("w", encoding="utf-8") as log_file:
             for path in overall:
                 overall.set_postfix_str(path.stem)
                 target = out_dir / path.name

@@ -2,8 +2,9 @@
 cards, the calculator and how to run, in English and in Chinese (issue 27 §9).
 
 One static page, no CDN and no module script: it works offline and from ``file://``. Both languages
-are in the page; a two-button switch shows one (the browser's language first), and without
-JavaScript both are shown. The chapters' titles are those of the notebooks (a test compares them).
+are in the page; a two-button switch shows one (the reader's last choice, kept in ``localStorage``, else
+the browser's language), and without JavaScript both are shown. The chapters' titles are those of the
+notebooks (a test compares them).
 """
 
 from __future__ import annotations
@@ -89,6 +90,8 @@ WORDS = {
         "how_line": "Open a chapter in Colab, or locally: <code>make book</code> builds this book, "
                     "<code>make test</code> runs every check.",
         "glossary": "Glossary", "glossary_line": "Each term in one sentence, with its chapter.",
+        "results": "Hardware results",
+        "results_line": "What the chapters measured on each machine that ran them, side by side.",
         "pdf": "PDF", "pdf_line": "The whole book in one file.",
     },
     "zh": {
@@ -105,6 +108,8 @@ WORDS = {
         "how_line": "在 Colab 中打开任意一章；或在本地用 <code>make book</code> 构建本书，"
                     "用 <code>make test</code> 运行全部检查。",
         "glossary": "术语表", "glossary_line": "每个术语一句话释义，并链接到讲解它的章节。",
+        "results": "硬件实测结果",
+        "results_line": "各章在每台运行过它们的机器上测得的结果，并排对照。",
         "pdf": "PDF", "pdf_line": "整本书的一个文件。",
     },
 }
@@ -117,6 +122,7 @@ body{font-family:system-ui,-apple-system,"Segoe UI","Noto Sans CJK SC","PingFang
 margin:0;line-height:1.6}
 main{max-width:64rem;margin:0 auto;padding:2rem 1.25rem 4rem}
 h1{font-size:2rem;line-height:1.25;margin:.5rem 0 1rem}h2{font-size:1.3rem;margin:2.5rem 0 1rem}
+h1,h2,.cards strong{word-break:keep-all;overflow-wrap:break-word}
 .switch{display:flex;gap:.5rem;justify-content:flex-end}
 .switch button{font:inherit;border:1px solid var(--line);background:none;color:var(--fg);border-radius:6px;
 padding:.2rem .8rem;cursor:pointer}
@@ -135,18 +141,25 @@ html.one [data-lang]{display:none}html.one.show-en [data-lang=en],html.one.show-
 
 SCRIPT = """
 (function () {
-  var root = document.documentElement;
+  var root = document.documentElement, KEY = "cs336-lec2-language";
+  function remember(lang) {  // localStorage works from file:// too; a browser that refuses it just forgets
+    try { localStorage.setItem(KEY, lang); } catch (e) {}
+  }
+  function stored() {
+    try { return localStorage.getItem(KEY); } catch (e) { return null; }
+  }
   function show(lang) {
     root.className = "one show-" + lang;
+    root.lang = lang === "zh" ? "zh-CN" : "en";
     document.querySelectorAll(".switch button").forEach(function (b) {
       b.setAttribute("aria-pressed", String(b.dataset.show === lang));
     });
   }
   document.querySelectorAll(".switch button").forEach(function (b) {
-    b.addEventListener("click", function () { show(b.dataset.show); });
+    b.addEventListener("click", function () { show(b.dataset.show); remember(b.dataset.show); });
   });
-  show(location.hash === "#en" ? "en" : location.hash === "#zh" ? "zh"
-       : /^zh/i.test(navigator.language || "") ? "zh" : "en");
+  var choice = location.hash === "#en" ? "en" : location.hash === "#zh" ? "zh" : stored();
+  show(choice === "en" || choice === "zh" ? choice : /^zh/i.test(navigator.language || "") ? "zh" : "en");
 })();
 """
 
@@ -160,6 +173,7 @@ def _section(lang: str, pdfs: dict[str, str]) -> str:
     )
     tools = [(f"{lang}/book/calculator.html", w["calculator"], w["calculator_line"]),
              (f"{lang}/book/how_to_run.html", w["how"], w["how_line"]),
+             (f"{lang}/book/results.html", w["results"], w["results_line"]),
              (f"{lang}/book/glossary.html", w["glossary"], w["glossary_line"])]
     if lang in pdfs:
         tools.append((escape(pdfs[lang], quote=True), w["pdf"], w["pdf_line"]))

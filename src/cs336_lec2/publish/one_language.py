@@ -71,7 +71,8 @@ def _takes_words(node: ast.FunctionDef) -> bool:
 
 class _Finder(ast.NodeVisitor):
     def __init__(self, source: str, lang: str) -> None:
-        self.source, self.lang, self.edits = source, lang, []
+        self.source, self.lang = source, lang
+        self.edits: list[_Edit] = []
         self.at = _offsets(source)
         self.words_depth = 0  # > 0 inside a draw(w) function
 
@@ -81,7 +82,7 @@ class _Finder(ast.NodeVisitor):
         return self.at[line - 1] + len(text.encode("utf-8")[:col].decode("utf-8", errors="replace"))
 
     def span(self, node: ast.AST) -> tuple[int, int]:
-        return self.pos(node.lineno, node.col_offset), self.pos(node.end_lineno, node.end_col_offset)  # type: ignore[attr-defined, arg-type]
+        return self.pos(node.lineno, node.col_offset), self.pos(node.end_lineno, node.end_col_offset)  # type: ignore[attr-defined]
 
     def col(self, offset: int) -> int:
         return offset - self.source.rfind("\n", 0, offset) - 1

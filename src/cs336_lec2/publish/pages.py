@@ -8,6 +8,10 @@
   the copies to ``<build>/colab/<lang>/notebooks/``; the book workflow publishes that folder as the
   root of the repository's ``colab_branch`` (``_config.yml``), where Colab opens them by their GitHub
   URL (``colab.research.google.com/github/<org>/<repo>/blob/<branch>/<lang>/notebooks/NN_name.ipynb``).
+- The repository is ONE setting, ``_config.yml``'s ``repository: url:`` (:func:`repository_url`), empty
+  by default: the book then has no Colab, repository or issue button (no link to a repository that
+  may not exist), and the Colab copies' install line says how to install the package by hand
+  (:func:`install_line`). A fork that publishes the book sets it (how_to_run).
 """
 
 from __future__ import annotations
@@ -25,6 +29,14 @@ from .guard import fresh_folder
 from .records import load_record
 
 DEFAULT_COLAB_BRANCH = "colab"
+# A repository URL as pip's ``git+`` takes it; nothing that could end a quoted string or a shell word.
+_REPOSITORY_URL = re.compile(r"^(?:https?|ssh|file)://[^\s\"'\\`$]+$")
+# Where no repository is set, the one line of a Colab copy that would install the package says how to.
+_HOW_TO_INSTALL = {
+    "en": "# This notebook needs the cs336-lec2 package: git clone the book's repository, "
+          "then run `pip install .` in the clone.",
+    "zh": "# 本笔记本需要 cs336-lec2 辅助包：先用 git clone 克隆本书的仓库，再在克隆下来的目录中运行 `pip install .`。",
+}
 _MARKDOWN_SPECIAL = re.compile(r"([\\`*_{}\[\]<>#|$~])")
 
 _TEXT = {
@@ -156,13 +168,46 @@ def show_run_parameters(nb: nbformat.NotebookNode, record: dict[str, Any] | None
     return nb
 
 
-def colab_repository(config: dict[str, Any], lang: str) -> dict[str, Any]:
-    """The ``repository`` section of an edition's Jupyter Book config: its launch buttons open the
-    edition's one-language notebooks on ``colab_branch`` (the branch root holds ``<lang>/notebooks/``)."""
-    repository = dict(config.get("repository") or {})
-    repository["branch"] = str(config.get("colab_branch") or DEFAULT_COLAB_BRANCH)
-    repository["path_to_book"] = lang
-    return repository
+def repository_url(config: dict[str, Any]) -> str | None:
+    """The book's repository, ``_config.yml``'s ``repository: url:`` without a trailing slash; None where it
+    is unset or empty. A value that is not a URL pip's ``git+`` takes is a ``ValueError`` naming the setting."""
+    value = (config.get("repository") or {}).get("url")
+    if value is None or not str(value).strip():
+        return None
+    url = str(value).strip().rstrip("/")
+    if not _REPOSITORY_URL.match(url):
+        raise ValueError(f"_config.yml: repository: url: must look like https://github.com/ORG/REPO "
+                         f"(or ssh://, file://), or be left empty; got {printable(value)!r}")
+    return url
+
+
+def install_line(config: dict[str, Any], lang: str = "en") -> str:
+    """The one line of a Colab copy that installs the helper package: from the configured repository
+    (:func:`repository_url`), or, where none is set, a comment in the edition's language saying how to."""
+    if lang not in _HOW_TO_INSTALL:
+        raise ValueError(f"lang must be one of {sorted(_HOW_TO_INSTALL)}, got {lang!r}")
+    url = repository_url(config)
+    return f'%pip install -q "cs336-lec2 @ git+{url}"' if url else _HOW_TO_INSTALL[lang]
+
+
+def edition_links(config: dict[str, Any], lang: str) -> dict[str, Any]:
+    """``config`` (a parsed ``_config.yml``) with the repository links of one edition's Jupyter Book config.
+
+    With a repository set, the Colab button opens the edition's one-language notebooks on ``colab_branch``
+    (the branch root holds ``<lang>/notebooks/``) and the repository and issue buttons point to it. With
+    none, the book has no launch, repository or issue button: no link to a repository that is not there.
+    """
+    config = dict(config)
+    url = repository_url(config)
+    branch = str(config.pop("colab_branch", None) or DEFAULT_COLAB_BRANCH)
+    if url is None:
+        config.pop("repository", None)
+        config.pop("launch_buttons", None)
+        config["html"] = {**(config.get("html") or {}), "use_repository_button": False,
+                          "use_issues_button": False, "use_edit_page_button": False}
+        return config
+    config["repository"] = {**(config.get("repository") or {}), "url": url, "branch": branch, "path_to_book": lang}
+    return config
 
 
 def write_colab_copies(stage: Path, out: Path, lang: str, install: str | None = None) -> list[Path]:

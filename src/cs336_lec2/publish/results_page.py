@@ -19,7 +19,8 @@ from typing import Any
 from .records import load_record, load_records
 
 MARKER = "<!-- cs336-lec2: results -->"
-__all__ = ["MARKER", "fill_results_page", "load_record", "load_records", "plot_mfu", "render_markdown"]
+__all__ = ["MARKER", "fill_results_page", "load_record", "load_records", "mfu_figure", "plot_mfu",
+           "render_markdown"]
 
 _TEXT = {
     "en": {
@@ -31,7 +32,8 @@ _TEXT = {
         "size": "size m×k×n", "measured": "{dtype}: measured", "peak": "{dtype}: dense peak", "mfu": "{dtype}: MFU",
         "estimate": " (estimate)", "memory_note": "Each cell: the measured bytes, then measured ÷ estimate.",
         "sizes_note": "Where the sizes differ between machines (each preset has its own), the row says N "
-        "and each cell gives its machine's N.",
+        "and each cell gives its machine's N; where the settings differ, each cell gives its own in parentheses.",
+        "this_build": " (this build)",
         "plot": "MFU of the largest measured matrix multiplication, per machine and dtype.",
         "ylabel": "MFU (measured FLOP/s ÷ dense peak)",
     },
@@ -43,7 +45,9 @@ _TEXT = {
         "chapters": "成功章节 / 运行章节", "seconds": "全部章节耗时",
         "size": "规模 m×k×n", "measured": "{dtype}：实测", "peak": "{dtype}：稠密峰值", "mfu": "{dtype}：MFU",
         "estimate": "（估算值）", "memory_note": "每格先写实测字节数，括号里是实测 ÷ 估算。",
-        "sizes_note": "各机器规模不同（每个预设规模各有其尺寸）时，该行以 N 代替尺寸，每格注明本机的 N。",
+        "sizes_note": "各机器规模不同（每个预设规模各有其尺寸）时，该行以 N 代替尺寸，每格注明本机的 N；"
+        "各机器的设置不同时，每格在括号中注明本机的设置。",
+        "this_build": "（本次构建）",
         "plot": "各机器、各数据类型下最大一次实测矩阵乘法的 MFU。",
         "ylabel": "MFU",
     },
@@ -72,6 +76,11 @@ _ZH_LABEL = (
     (r"\brank (\d+) of (\d+)\b", r"rank \1（共 \2 个）"),
     (r"\b(N|\d+) params\b", r"\1 个参数"),
     (r"\b(N|\d+) bytes\b", r"\1 字节"),
+    # Punctuation beside the Chinese words is full-width (TRANSLATING.md), none spaced.
+    (r"(?<=[\u4e00-\u9fff）]), ?", "，"),
+    (r"(?<=[\u4e00-\u9fff）]): ?", "："),
+    (r"\(([^()]*[\u4e00-\u9fff][^()]*)\)", r"（\1）"),
+    (r"[ \t]+（", "（"), (r"）[ \t]+", "）"),
 )
 
 
@@ -135,7 +144,8 @@ def short_name(record: dict[str, Any]) -> str:
 
 def _columns(records: list[tuple[str, dict[str, Any]]]) -> list[str]:
     names = [short_name(r) for _, r in records]
-    return [f"{n} ({rec})" if names.count(n) > 1 or rec.endswith("(this build)") else n
+    this_build = tuple(t["this_build"] for t in _TEXT.values())
+    return [f"{n} ({rec})" if names.count(n) > 1 or rec.endswith(this_build) else n
             for n, (rec, _) in zip(names, records, strict=True)]
 
 
@@ -150,14 +160,44 @@ def _preset(record: dict[str, Any]) -> str:
     return "small (auto)" if preset == "auto" and record["machine"].get("device_type") == "cpu" else preset
 
 
+# A label's trailing settings: the last parenthesised group when it holds a ``=`` (``(4L d=128, B=2, T=64, fp32)``).
+_SETTINGS = re.compile(r"^(?P<what>.*?)\s*\((?P<settings>[^()]*=[^()]*)\)\s*$")
+# A measured value a chapter also wrote into its label; the record holds it in a field of its own.
+_MEASURED = re.compile(r",?\s*\bMFU\s+\d+(?:\.\d+)?")
+# Labels that earlier versions of the chapters wrote for what the current ones call otherwise, so that a
+# committed record and a new run's meet on one row (chapter 13 said "training step", now "full training step").
+_EARLIER = ((re.compile(r"^Transformer training step\b"), "Transformer full training step"),)
+
+
+def measured_what(m: dict[str, Any]) -> tuple[str, str, float | None]:
+    """What a timing or memory measurement measured, split from how it was set up and from what it gave.
+
+    Returns ``(what, settings, mfu)``: the label without its measured values (``MFU 0.326``) and its
+    trailing settings, the settings (``""`` if none), and the MFU (the record's field, else the label's).
+    Rows of the results page are keyed by ``what``, so a measurement lands on one row on every machine.
+    """
+    label = " ".join(str(m["label"]).replace("\0", " ").split())
+    found = _MEASURED.search(label)
+    mfu = m.get("mfu") if isinstance(m.get("mfu"), (int, float)) else (
+        float(found.group(0).split()[-1]) if found else None)
+    label = _MEASURED.sub("", label).replace("(, ", "(").replace(", )", ")").replace("()", "").strip()
+    for pattern, now in _EARLIER:
+        label = pattern.sub(now, label)
+    split = _SETTINGS.match(label)
+    if split is None:
+        return label, "", mfu
+    return split["what"], split["settings"], mfu
+
+
 def _keyed(records: list[tuple[str, dict[str, Any]]], kind: str) -> dict[tuple[str, str], list[dict | None]]:
-    """Measurements of ``kind`` by (chapter, label with its numbers as placeholders): one list slot per machine."""
+    """Measurements of ``kind`` by (chapter, what they measured with its numbers as placeholders):
+    one list slot per machine (:func:`measured_what`)."""
     rows: dict[tuple[str, str], list[dict | None]] = {}
     for column, (_, record) in enumerate(records):
         for m in record["measurements"]:
             if m["kind"] != kind:
                 continue
-            template = _NUMBER.sub("\0", _DEVICE_WORD.sub("on the device", m["label"].replace("\0", " ")))
+            template = _NUMBER.sub("\0", _DEVICE_WORD.sub("on the device", measured_what(m)[0]))
             key = (str(m.get("chapter") or ""), template)
             while key in rows and rows[key][column] is not None:  # the same label twice in one record
                 key = (key[0], key[1] + " ")
@@ -166,21 +206,30 @@ def _keyed(records: list[tuple[str, dict[str, Any]]], kind: str) -> dict[tuple[s
 
 
 def _label_rows(rows: dict[tuple[str, str], list[dict | None]], cell) -> tuple[list[list[str]], bool]:
-    """Escaped table rows: the label (numbers that differ between machines as N) and each machine's cell."""
+    """Escaped table rows: the label (numbers that differ between machines as N; settings that differ left to
+    the cells) and each machine's cell, with its own N, settings and MFU where it has them."""
     out, any_n = [], False
     for (_, template), slots in rows.items():
-        numbers = [_NUMBER.findall(_DEVICE_WORD.sub("", m["label"].replace("\0", " "))) if m else None for m in slots]
+        split = [measured_what(m) if m else None for m in slots]
+        numbers = [_NUMBER.findall(_DEVICE_WORD.sub("", w[0])) if w else None for w in split]
         present = [n for n in numbers if n is not None]
         varies = [len({n[i] for n in present}) > 1 for i in range(template.count("\0"))]
+        settings = {w[1] for w in split if w}
+        shared = settings.pop() if len(settings) == 1 else None  # one setting for all: said once, in the label
         parts, label = template.split("\0"), ""
         for i, part in enumerate(parts[:-1]):
             label += escape(part) + ("N" if varies[i] else escape(present[0][i]))
-        label = (label + escape(parts[-1])).strip()
+        label = (label + escape(parts[-1])).strip() + (escape(f" ({shared})") if shared else "")
         cells = []
-        for m, n in zip(slots, numbers, strict=True):
+        for m, n, w in zip(slots, numbers, split, strict=True):
+            if m is None or w is None:
+                cells.append("–")
+                continue
             own = [x for x, v in zip(n or [], varies, strict=False) if v]
             any_n |= bool(own)
-            cells.append("–" if m is None else escape(cell(m) + (f" (N = {' / '.join(own)})" if own else "")))
+            notes = ([f"N = {' / '.join(own)}"] if own else []) + ([w[1]] if shared is None and w[1] else [])
+            value = cell(m) + (f", MFU {_sig(w[2])}" if w[2] is not None else "")
+            cells.append(escape(value + (f" ({'; '.join(notes)})" if notes else "")))
         out.append([label, *cells])
     return out, any_n
 
@@ -243,43 +292,6 @@ def render_markdown(records: list[tuple[str, dict[str, Any]]], lang: str, plot_n
     return "\n\n".join(parts)
 
 
-def plot_mfu(records: list[tuple[str, dict[str, Any]]], path: str | Path, lang: str) -> bool:
-    """Bar chart of MFU per machine and dtype (largest size per pair); False if there is nothing to plot."""
-    columns = _columns(records)
-    best: dict[tuple[str, str], tuple[int, float]] = {}
-    for column, (_, r) in zip(columns, records, strict=True):
-        for m in r["measurements"]:
-            if m["kind"] == "matmul":
-                key, size = (column, str(m["dtype"])), m["m"] * m["k"] * m["n"]
-                if size >= best.get(key, (-1, 0.0))[0]:
-                    best[key] = (size, float(m["mfu"]))
-    if not best:
-        return False
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    devices = [c for c in dict.fromkeys(columns) if any(d == c for d, _ in best)]
-    dtypes = list(dict.fromkeys(t for _, t in best))
-    width = 0.8 / len(dtypes)
-    fig, ax = plt.subplots(figsize=(max(5.0, 1.6 * len(devices) + 2), 3.6))
-    for i, dtype in enumerate(dtypes):
-        xs = [j + i * width for j, d in enumerate(devices) if (d, dtype) in best]
-        ys = [best[(d, dtype)][1] for d in devices if (d, dtype) in best]
-        ax.bar(xs, ys, width, label=dtype.replace("$", r"\$"))
-    ax.set_xticks([j + 0.4 - width / 2 for j in range(len(devices))])
-    # "$" would start matplotlib's math mode (a device name "$x^$" crashed the build): keep it literal
-    ax.set_xticklabels([(d if len(d) <= 28 else d[:26] + "…").replace("$", r"\$") for d in devices], fontsize=8)
-    ax.set_ylim(0, 1)
-    ax.set_ylabel(_TEXT[lang]["ylabel"] if lang == "en" else "MFU")
-    ax.legend(fontsize=8)
-    fig.tight_layout()
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
-    return True
-
-
 def fill_results_page(page: Path, records_dir: Path, lang: str, extra: Path | None = None) -> None:
     """Replace :data:`MARKER` in a staged results page with the rendered records (and write the plot).
 
@@ -293,10 +305,13 @@ def fill_results_page(page: Path, records_dir: Path, lang: str, extra: Path | No
     records = load_records(records_dir)
     run = load_record(extra) if extra is not None else None
     # a run already committed to book/results (how_to_run, step 5) is shown once, not twice
-    if extra is not None and not any(record == run for _, record in records):
-        label = f"{extra.parent.name} (this build)" if lang == "en" else f"{extra.parent.name}（本次构建）"
+    if extra is not None and run is not None and not any(record == run for _, record in records):
+        label = extra.parent.name + _TEXT[lang]["this_build"]
         records.append((label, run))
     plot_name = "results_mfu.png"
     has_plot = plot_mfu(records, page.parent / plot_name, lang)
     page.write_text(text.replace(MARKER, render_markdown(records, lang, plot_name if has_plot else None)),
                     encoding="utf-8")
+
+
+from .results_plot import mfu_figure, plot_mfu  # noqa: E402  (it draws with _columns and _TEXT, defined above)

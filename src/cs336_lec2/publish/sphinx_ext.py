@@ -70,6 +70,72 @@ def _break_inline_code(app: Any, pagename: str, templatename: str, context: dict
         context["body"] = breakable_names(context["body"])
 
 
+_CELL = re.compile(r"(<(td|th)\b[^>]*>)(.*?)(</\2>)", re.S)
+# A cell's parts: math (left for MathJax), a tag, or text between them.
+_CELL_PART = re.compile(r'(<span class="math[^"]*">.*?</span>|<[^>]+>)', re.S)
+# A token: a run of characters with no space and no Chinese character or punctuation (between those a line
+# may break); one holding any character but a letter, a digit, "." or "," may break inside (after a hyphen,
+# a slash, a bracket), so it is kept on one line.
+_TOKEN = re.compile(r"[^\s\u3000-\u303f\u3400-\u4dbf\u4e00-\u9fff\uff00-\uffef]+")
+_PLAIN = re.compile(r"[\w.,]*|&\w+;")
+NOWRAP_CLASS = "cs336-nobr"
+
+
+def _keep_token(match: re.Match[str]) -> str:
+    token = match.group(0)
+    if _PLAIN.fullmatch(token):
+        return token
+    return f'<span class="{NOWRAP_CLASS}">{token}</span>'
+
+
+def whole_tokens_in_cells(body: str) -> str:
+    """``body`` with each table cell's tokens kept whole on a phone.
+
+    A browser may break a line inside ``1.175e-38``, ``8,192–16,384``, ``ZeRO-1``, ``(D, B)(B, K)`` or
+    ``cpu-amd-epyc-2-threads``; in a table cell each such token goes into a ``<span class="cs336-nobr">``
+    (``white-space: nowrap`` in cs336.css), and the ``<wbr>`` of :func:`breakable_names` is dropped: a table
+    wider than the column scrolls sideways instead. Math and the copied text are unchanged.
+    """
+    def cell(match: re.Match[str]) -> str:
+        parts = _CELL_PART.split(match.group(3).replace("<wbr>", ""))
+        inner = "".join(part if part.startswith("<") else _TOKEN.sub(_keep_token, part) for part in parts)
+        return match.group(1) + inner + match.group(4)
+
+    return _CELL.sub(cell, body)
+
+
+def _whole_tokens(app: Any, pagename: str, templatename: str, context: dict, doctree: Any) -> None:
+    if "body" in context:
+        context["body"] = whole_tokens_in_cells(context["body"])
+
+
+# The two editions' pages have the same sections in the same order (a chapter's prose comes in en/zh pairs
+# with the same headings; tests/test_browser.py checks it), but their anchors are in their own language. A
+# click on the language link carries the section the reader is in as its position (#cs336-section-N), and
+# the other edition's page turns that back into its own anchor.
+SWITCH_JS = """<script>
+(function () {
+  var PREFIX = "#cs336-section-";
+  function sections() { return Array.prototype.slice.call(document.querySelectorAll("article section[id]")); }
+  document.addEventListener("click", function (event) {
+    var link = event.target.closest && event.target.closest("a.cs336-lang-switch-link");
+    var id = decodeURIComponent(location.hash.slice(1));
+    var here = link && id && document.getElementById(id);
+    var n = here ? sections().indexOf(here.closest("section")) : -1;
+    if (n >= 0) link.href = link.href.split("#")[0] + PREFIX + n;
+  });
+  document.addEventListener("DOMContentLoaded", function () {
+    if (location.hash.indexOf(PREFIX) !== 0) return;
+    var section = sections()[Number(location.hash.slice(PREFIX.length))];
+    if (!section) return;
+    history.replaceState(null, "", "#" + encodeURIComponent(section.id));
+    section.scrollIntoView();
+  });
+})();
+</script>
+"""
+
+
 def _add_switch(app: Any, pagename: str, templatename: str, context: dict, doctree: Any) -> None:
     other = app.config.cs336_other_language
     if not other or "body" not in context:
@@ -79,7 +145,7 @@ def _add_switch(app: Any, pagename: str, templatename: str, context: dict, doctr
     hreflang = escape(app.config.cs336_other_hreflang or other, quote=True)
     link = (
         f'<p class="cs336-lang-switch"><a class="cs336-lang-switch-link" href="{url}" '
-        f'hreflang="{hreflang}" lang="{hreflang}">{label}</a></p>\n'
+        f'hreflang="{hreflang}" lang="{hreflang}">{label}</a></p>\n{SWITCH_JS}'
     )
     context["body"] = link + context["body"]
 
@@ -143,6 +209,7 @@ def setup(app: Any) -> dict[str, Any]:
     app.connect("html-page-context", _add_switch)
     app.connect("html-page-context", _dedupe_scripts)
     app.connect("html-page-context", _break_inline_code)
+    app.connect("html-page-context", _whole_tokens)  # after _break_inline_code, whose <wbr> it removes in cells
     app.add_search_language(SearchChineseGlossary)
     app.connect("builder-inited", _chinese_search)
     app.connect("source-read", _unlink_absent_chapters)

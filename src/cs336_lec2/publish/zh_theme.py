@@ -10,6 +10,8 @@ words are written into the templates and scripts untranslated ("Toggle primary s
 - picks the edition's half of a setting written ``English · 中文`` (``config-inited``): the footer,
   and sets the search box's placeholder and the author line in Chinese;
 - replaces :data:`UNTRANSLATABLE` in the written pages and the theme scripts (``build-finished``);
+- lets a heading wrap only between words (:func:`breakable_headings`: a ``<wbr>`` between the words jieba
+  cuts, and ``word-break: keep-all`` in cs336.css), so that 资源核算 is never cut as 资源核 / 算;
 - names each section after its heading (``#具名维度-jaxtyping-与-einops``), where docutils, which
   keeps only ASCII in an id, numbers Chinese headings ``#id1``, ``#id2`` … (:class:`HeadingAnchors`).
 
@@ -116,8 +118,9 @@ def _catalogs(app: Any) -> None:
         translator = locale.translators.get(("general", catalog))
         # A catalog Sphinx found is a GNUTranslations whose messages are in ``_catalog``; updating it
         # reaches the templates too, which hold that same object.
-        if translator is not None and isinstance(getattr(translator, "_catalog", None), dict):
-            translator._catalog.update(MESSAGES)
+        messages = getattr(translator, "_catalog", None)
+        if isinstance(messages, dict):
+            messages.update(MESSAGES)
 
 
 def localize_file(path: Path) -> bool:
@@ -137,6 +140,35 @@ def _pages(app: Any, exception: Exception | None) -> None:
     out = Path(app.outdir)
     for path in [*out.rglob("*.html"), *(out / "_static").glob("*.js")]:
         localize_file(path)
+
+
+_HEADING = re.compile(r"(<h[1-6]\b[^>]*>)(.*?)(</h[1-6]>)", re.S)
+_HAN_RUN = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff]{2,}")
+
+
+def breakable_headings(body: str, cut: Any) -> str:
+    """``body`` with a ``<wbr>`` between the words of each run of Chinese characters in its headings.
+
+    ``cut`` splits a run into words (``jieba.cut``). Under ``word-break: keep-all`` (cs336.css) a heading
+    then wraps at a space, after punctuation or between two words, never inside one.
+    """
+    def heading(match: re.Match[str]) -> str:
+        parts = re.split(r"(<[^>]+>)", match.group(2))
+        inner = "".join(part if part.startswith("<") else
+                        _HAN_RUN.sub(lambda run: "<wbr>".join(cut(run.group(0))), part) for part in parts)
+        return match.group(1) + inner + match.group(3)
+
+    return _HEADING.sub(heading, body)
+
+
+def _wrap_headings(app: Any, pagename: str, templatename: str, context: dict, doctree: Any) -> None:
+    if not is_chinese(app) or "body" not in context:
+        return
+    try:
+        import jieba  # the zh edition's search already cuts with it (zh_search.py), glossary terms included
+    except ImportError:
+        return
+    context["body"] = breakable_headings(context["body"], lambda run: list(jieba.cut(run, HMM=False)))
 
 
 AUTO_ID = re.compile(r"id\d+")
@@ -180,3 +212,4 @@ def setup(app: Any) -> None:
     app.connect("config-inited", _config)
     app.connect("builder-inited", _catalogs)
     app.connect("build-finished", _pages)
+    app.connect("html-page-context", _wrap_headings)
