@@ -375,7 +375,7 @@ def _issue_examples():
         (lambda: transformer.llama_ffn_dim(4096, 256, -1.0), ValueError, "ffn_dim_multiplier"),
         (lambda: transformer.llama_ffn_dim(4096, 256, 0.0), ValueError, "ffn_dim_multiplier"),
         (lambda: transformer.llama_ffn_dim(4096, 256, math.inf), ValueError, "ffn_dim_multiplier"),
-        (lambda: lm.rotary_tables(8, 3), ValueError, "head_dim"),
+        (lambda: lm.TransformerConfig(64, 16, 2, 6, 2, 32, positions="rope"), ValueError, "head_dim"),  # RoPE: even
         (lambda: hardware.cpu_peak_estimate(flags="avx2 fma", threads=2, clock_hz=True), TypeError, "clock_hz"),
         (lambda: device.autocast_dtype("cuda", (True, 0)), ValueError, "capability"),
         (lambda: cluster.Cluster(latency=False), TypeError, "latency"),

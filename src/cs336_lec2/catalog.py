@@ -15,12 +15,12 @@ A figure changes here, in one place, with its source beside it; the modules that
 
 from __future__ import annotations
 
-import math
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any
 
+from .checks import check_int, check_positive_real, check_real
 from .config import TransformerConfig
 from .transformer_accounting import ParameterCount, parameter_count
 
@@ -300,12 +300,12 @@ class Cluster:
 
     def __post_init__(self) -> None:
         # A cluster is built by hand in chapter 14: its numbers are checked here, once (formulas trust them).
-        for name in ("gpus_per_node", "nvlink", "nics_per_node", "nic", "nvls", "latency"):
-            value, low = getattr(self, name), 0 if name in ("nvls", "latency") else 1e-300  # 0: no NVLS / no α
-            if isinstance(value, bool) or not isinstance(value, int | float):  # False is no bandwidth
-                raise TypeError(f"{name} must be a number, got {type(value).__name__} {value!r}")
-            if not low <= value < math.inf:  # NaN too
-                raise ValueError(f"{name} must be a finite number {'>= 0' if low == 0 else '> 0'}, got {value!r}")
+        check_int("gpus_per_node", self.gpus_per_node, minimum=1)
+        check_int("nics_per_node", self.nics_per_node, minimum=1)
+        for name in ("nvlink", "nic"):
+            check_positive_real(name, getattr(self, name))
+        for name in ("nvls", "latency"):  # 0 allowed; False never (issue 31.7)
+            check_real(name, getattr(self, name), minimum=0)
 
     @property
     def node_egress(self) -> float:

@@ -33,7 +33,8 @@ _FLAGS = ("tied_embeddings", "bias", "gated_mlp")
 
 def is_bool(value: object) -> bool:
     """Whether ``value`` is a flag: ``True`` / ``False``, or numpy's ``np.True_`` (known by name: no numpy here)."""
-    return isinstance(value, bool) or type(value).__name__ == "bool_"
+    kind = type(value)  # numpy 2 names its bool type "bool", numpy 1 "bool_"
+    return isinstance(value, bool) or (kind.__module__ == "numpy" and kind.__name__ in ("bool", "bool_"))
 
 
 def _count(name: str, value: object) -> int:

@@ -197,7 +197,9 @@ class TransformerLM(nn.Module):
             head_size=head_size, gated_mlp=gated_mlp, norm=norm, positions=positions, dropout=dropout,
         )
         if (values := parameter_count(config).total) > MAX_PARAMETERS:  # before any layer is allocated
-            raise ValueError(f"a model with num_layers={num_layers}, d_model={d_model}, vocab_size={vocab_size} "
+            sizes = ", ".join(f"{name}={getattr(config, name)}" for name in (
+                "num_layers", "d_model", "d_ff", "vocab_size", "context_length"))
+            raise ValueError(f"a model with {sizes} "
                              f"would hold about 2**{values.bit_length() - 1} parameters, more than the "
                              f"{MAX_PARAMETERS:.3g} this package builds (a typo? to count a larger model, "
                              "pass its config to cs336_lec2.transformer_accounting)")
