@@ -11,7 +11,7 @@ import textwrap
 from pathlib import Path
 from typing import Any
 
-from .results_page import _TEXT, _columns
+from .results_names import _TEXT, _columns
 
 
 def _tick_label(name: str, width: int = 18) -> str:
