@@ -380,7 +380,7 @@ def test_every_fold_prompt_says_what_it_hides(built_book):
 
 # (edition, query, the chapter whose section must be the first result): the section is titled with the query
 SECTION_SEARCHES = [("en", "activation memory", "13_transformer_accounting"),
-                    ("zh", "激活值显存", "13_transformer_accounting")]
+                    ("zh", "激活值内存", "13_transformer_accounting")]
 SEARCH_FIELD_JS = """() => { const form = document.querySelector('.bd-search-container form.bd-search');
     const icon = form.querySelector('i').getBoundingClientRect(), input = form.querySelector('input');
     const text = input.getBoundingClientRect().left + parseFloat(getComputedStyle(input).paddingLeft);
