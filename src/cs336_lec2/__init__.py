@@ -60,7 +60,6 @@ READER: dict[str, tuple[str, ...]] = {
     "device": ("autocast_dtype", "describe_device"),
     "distributed": ("STAGES", "STRATEGIES", "expected_state_bytes", "ring_bytes",
                     "step_communication", "zero1_partition", "zero_memory"),
-    "distributed.measure": ("fully_shard",),
     "distributed.launcher": ("launch", "pick_backend", "train_single_process"),
     "floats": ("FORMATS", "FloatFormat", "decompose", "representable_values", "round_to_format",
                "saturating_cast", "spacing", "to_binary_fraction"),
