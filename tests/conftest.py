@@ -64,7 +64,8 @@ _BOOK: dict[str, object] = {}  # the background build of this process: its threa
 
 def _build_once() -> None:
     """Build the test book unless a process of this test run already did; others wait on the lock meanwhile."""
-    from cs336_lec2.publish.book import build_book
+    import subprocess
+    import sys
 
     BOOK_DIR.parent.mkdir(parents=True, exist_ok=True)
     done = BOOK_DIR.parent / "test-book.run"  # which run has a finished build to share
@@ -72,7 +73,14 @@ def _build_once() -> None:
         fcntl.flock(lock, fcntl.LOCK_EX)  # held while building: other workers wait here
         if not (done.exists() and done.read_text() == RUN):
             done.unlink(missing_ok=True)
-            build_book(ROOT, build_dir=BOOK_DIR, strict=True)
+            # In a process of its own: staging parses every code cell with ast, and CPython 3.11's parser is
+            # not thread-safe ("AST constructor recursion depth mismatch") while a test parses in the main thread.
+            built = subprocess.run(
+                [sys.executable, "-c", "import sys; from cs336_lec2.publish.book import build_book; "
+                 "build_book(sys.argv[1], build_dir=sys.argv[2], strict=True)", str(ROOT), str(BOOK_DIR)],
+                capture_output=True, text=True)
+            if built.returncode != 0:
+                raise RuntimeError(f"the test book failed to build:\n{(built.stderr or built.stdout)[-6000:]}")
             done.write_text(RUN)
 
 
