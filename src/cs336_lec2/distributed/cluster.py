@@ -22,7 +22,7 @@ and achieved rates, with their sources) and the node of each card are facts of :
 from __future__ import annotations
 
 import math
-from dataclasses import asdict
+from dataclasses import asdict, replace
 
 from ..catalog import (  # noqa: F401  (chapter 14 reads them as cluster.X)
     CLUSTERS,
@@ -76,10 +76,13 @@ def bus_bandwidth(collective: str, payload_bytes: float, world_size: int, cluste
                   *, algorithm: str = "default") -> float:
     """nccl-tests' ``busbw`` (bytes/s) the model predicts: ring bytes over the time of one call.
 
-    ``algorithm``: ``"default"`` (NCCL's choice, :func:`fastest_algorithm`) or ``"ring"`` (the
-    fastest ring protocol, as with ``NCCL_ALGO=Ring``).
+    ``algorithm``: ``"default"`` (NCCL's choice, :func:`fastest_algorithm`), ``"ring"`` (the
+    fastest ring protocol, as with ``NCCL_ALGO=Ring``) or ``"no_nvls"`` (NCCL's choice with NVLS
+    switched off, ``NCCL_NVLS_ENABLE=0``: SHARP disabled).
     """
-    check_choice("algorithm", algorithm, ("default", "ring"))
+    check_choice("algorithm", algorithm, ("default", "ring", "no_nvls"))
+    if algorithm == "no_nvls":  # NCCL_NVLS_ENABLE=0: NCCL's choice among the rest
+        cluster = replace(cluster, nvls=0.0)
     seconds, _ = fastest_algorithm(collective, payload_bytes, world_size, cluster)
     if algorithm == "ring":
         n, nodes = _check_world(world_size, cluster)
