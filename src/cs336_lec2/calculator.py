@@ -190,8 +190,8 @@ RULES: dict[str, Rule] = {r.code: r for r in (
 # the page reads an address by dropping bad fields one at a time in this order (calculator_url.read_url).
 CHECKS = ("vocab_size", "context_length", "num_layers", "d_model", "num_heads", "num_kv_heads", "d_ff", "seq_len",
           "micro_batch", "num_gpus", "grad_accum", "head_size", "gated_mlp", "tied_embeddings", "bias", "tf32",
-          "nvls", "reduce_fp32", "flash_attention", "dropout", "kv", "heads", "norm", "positions", "rope", "context", "tokens", "gpu",
-          "precision", "optimizer", "stage", "recompute", "mfu", "hfu")
+          "nvls", "reduce_fp32", "flash_attention", "dropout", "kv", "heads", "norm", "positions", "rope", "context",
+          "tokens", "gpu", "precision", "optimizer", "stage", "recompute", "mfu", "hfu")
 # The sizes the rules tie together: when a default breaks a rule with the sizes an address gives, the
 # page drops them all and keeps the rest (calculator_url.read_url).
 LINKED = (*ARCHITECTURE, "seq_len")
