@@ -187,6 +187,9 @@ def test_hsdp_shards_inside_and_replicates_across() -> None:
     assert math.isclose(inside, 3 * 7 / 8 * 2 * PSI / 450e9)  # ZeRO-3 over one node's NVLink
     assert math.isclose(across, 2 * 7 / 8 * (2 * PSI / 8) / 50e9)  # a 1/8 shard, 8 nodes, one NIC each
     assert max(inside, across) < C.step_seconds("zero3", PSI, 64, NO_LATENCY)
+    # fp32 gradient reductions: the reduce-scatter inside and the all-reduce across double, the gathers do not
+    inside4, across4 = C.hsdp_step_seconds(PSI, 64, NO_LATENCY, reduce_bytes=4)
+    assert math.isclose(across4, 2 * across) and math.isclose(inside4, inside * 4 / 3)
 
 
 def test_small_models_are_latency_bound_on_many_gpus() -> None:

@@ -158,20 +158,24 @@ def step_seconds(
 
 def hsdp_step_seconds(
     num_params: int, world_size: int, cluster: Cluster = H100_CLUSTER, *, bytes_per_value: int = 2,
+    reduce_bytes: int | None = None,
 ) -> tuple[float, float]:
     """(inside, across): seconds of HSDP's collectives per step, sharded in a node, replicated across.
 
-    Inside each node, ZeRO-3 over its ``g`` GPUs on NVLink (:func:`step_seconds`). Across nodes,
-    each GPU all-reduces the gradients of its ``Ψ / g`` shard with the GPUs of the same local rank,
-    one per node, over its own NIC. The two run on different links and can overlap.
+    Inside each node, ZeRO-3 over its ``g`` GPUs on NVLink (:func:`step_seconds`: weights gathered in
+    ``bytes_per_value``, gradients reduced in ``reduce_bytes``, default the same). Across nodes, each
+    GPU all-reduces the gradients of its ``Ψ / g`` shard (``reduce_bytes`` each) with the GPUs of the
+    same local rank, one per node, over its own NIC. The two run on different links and can overlap.
     """
     n, nodes = _check_world(world_size, cluster)
     g = min(n, cluster.gpus_per_node)
     psi = check_int("num_params", num_params, minimum=0, max_bits=512)
-    inside = step_seconds("zero3", psi, g, cluster, bytes_per_value=bytes_per_value)
+    per_value = check_int("bytes_per_value", bytes_per_value, minimum=1, max_bits=64)
+    reduce = per_value if reduce_bytes is None else check_int("reduce_bytes", reduce_bytes, minimum=1, max_bits=64)
+    inside = step_seconds("zero3", psi, g, cluster, bytes_per_value=per_value, reduce_bytes=reduce)
     per_gpu_nic = Cluster(gpus_per_node=1, nvlink=cluster.nvlink, nics_per_node=1,
                           nic=cluster.node_egress / cluster.gpus_per_node, nvls=0.0, latency=cluster.latency)
-    across = collective_seconds("all_reduce", psi * bytes_per_value / g, nodes, per_gpu_nic)
+    across = collective_seconds("all_reduce", psi * reduce / g, nodes, per_gpu_nic)
     return inside, across
 
 
