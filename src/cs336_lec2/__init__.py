@@ -95,6 +95,7 @@ READER: dict[str, tuple[str, ...]] = {
 READER_MODULES: dict[str, str] = {
     "hardware": "hardware", "napkin": "napkin", "presets": "presets", "results": "results",
     "cluster": "distributed.cluster", "nccl": "distributed.nccl", "worker": "distributed.worker",
+    "parallelism": "distributed.parallelism",
 }
 _HOME = {name: module for module, names in READER.items() for name in names}
 

@@ -288,7 +288,7 @@ class Cluster:
 
     ``nvlink`` and ``nic``: the bus bandwidth NCCL achieves on each, bytes/s one way. ``nvls``: the
     NVLS all-reduce's payload rate on one whole node (0: no NVLink SHARP). ``latency``: scales NCCL's
-    latency table (1: as tuned; 0: bandwidth alone).
+    latency table (1: as tuned; 0: bandwidth alone, with no size ramp either: nccl.ramp).
     """
 
     gpus_per_node: int = DGX_H100_GPUS
@@ -314,8 +314,8 @@ class Cluster:
 
 
 H100_CLUSTER = Cluster()  # DGX H100 nodes on NDR InfiniBand, as NCCL achieves them
-# The datasheet's links, no NVLS: the model before issue 29 (ring bandwidth at line rate).
-H100_DATASHEET = Cluster(nvlink=NVLINK_H100_SXM, nic=CONNECTX7_NDR, nvls=0.0)
+# The datasheet's links, no NVLS, bandwidth alone: the model before issue 29 (ring bandwidth at line rate).
+H100_DATASHEET = Cluster(nvlink=NVLINK_H100_SXM, nic=CONNECTX7_NDR, nvls=0.0, latency=0.0)
 
 # NVIDIA DGX A100 (https://developer.nvidia.com/blog/defining-ai-innovation-with-dgx-a100/): 8 A100 SXM
 # GPUs, NVSwitch (600 GB/s both directions: 12 NVLink 3 links), 8 single-port ConnectX-6 200 Gb/s HDR NICs.
