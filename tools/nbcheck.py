@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""Structural lint for the chapter notebooks: the cell layout of CONTRIBUTING.md ("Chapters").
+"""Structural lint for the chapter notebooks: the cell layout of CONTRIBUTING.md ("Chapters"), and
+asserts that cannot fail (all operands literals or names bound to literals: "Facts and numbers").
 
 Usage: .venv/bin/python tools/nbcheck.py notebooks/*.ipynb
 Exit status 1 when any notebook breaks a rule; one line per problem, then a summary line.
