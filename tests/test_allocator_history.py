@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import pickle
 
+import numpy as np
 import pytest
 import torch
 
-from cs336_lec2.allocator_history import allocator_series, cuda_timeline, dump_snapshot
+from cs336_lec2.allocator_history import CudaTimeline, allocator_series, cuda_timeline, dump_snapshot
+from cs336_lec2.results import RESULTS_ENV
 
 
 def test_allocator_series_follows_allocs_frees_and_segments() -> None:
@@ -51,3 +53,13 @@ def test_cuda_timeline_matches_the_allocator_counters(tmp_path) -> None:
     assert timeline.outside > 0  # the CUDA context lies outside the allocator
     path = dump_snapshot(timeline, tmp_path / "snapshot.pickle")
     assert set(pickle.loads(path.read_bytes())) >= {"segments", "device_traces"}
+
+
+def test_dump_snapshot_writes_the_pickle_beside_the_results_file(tmp_path, monkeypatch) -> None:
+    snapshot = {"segments": [], "device_traces": [[{"action": "alloc", "size": 512}]]}
+    timeline = CudaTimeline((), 0, np.zeros(0), np.zeros(0), 0, 0, snapshot)
+    monkeypatch.setenv(RESULTS_ENV, str(tmp_path / "run" / "results.jsonl"))
+    path = dump_snapshot(timeline)
+    assert path == tmp_path / "run" / "memory_snapshot.pickle"
+    assert pickle.loads(path.read_bytes()) == snapshot
+    assert dump_snapshot(timeline, tmp_path / "x.pickle").exists()

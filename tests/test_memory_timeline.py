@@ -31,6 +31,7 @@ def _step(config: TransformerConfig, recompute: str = "none", micro_batches: int
 @pytest.mark.parametrize(("config", "recompute", "micro_batches"), [
     (SMALL, "none", 1), (SMALL, "selective", 1), (SMALL, "full", 1),
     (SMALL, "none", 2), (SMALL, "selective", 4), (SMALL, "full", 2), (LLAMA, "none", 1), (LLAMA, "full", 2),
+    (dataclasses.replace(SMALL, tied_embeddings=True), "full", 1),
 ])
 def test_predicted_peak_is_within_5_percent_of_the_measured_peak(
         config: TransformerConfig, recompute: str, micro_batches: int) -> None:

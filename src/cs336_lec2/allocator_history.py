@@ -9,6 +9,7 @@ step op by op, by category, on any device.
 
 from __future__ import annotations
 
+import os
 import pickle
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -19,6 +20,7 @@ import numpy as np
 import torch
 
 from .checks import check_int
+from .results import RESULTS_ENV
 
 HOW_TO_OPEN = ("open it in PyTorch's memory visualiser (memory_viz: drag the file onto its page), "
                "or offline: python -m torch.cuda._memory_viz trace FILE")
@@ -37,6 +39,7 @@ class CudaTimeline:
     """
 
     actions: tuple[str, ...]
+    start: int  # bytes allocated when the history began: tensors made before the run
     allocated: np.ndarray
     reserved: np.ndarray
     max_allocated: int
@@ -83,18 +86,23 @@ def cuda_timeline(fn: Callable[[], Any], device: torch.device | str | None = Non
     events = snapshot["device_traces"][dev.index or 0]
     allocated, reserved = allocator_series(events, *base)
     free, total = torch.cuda.mem_get_info(dev)
-    return result, CudaTimeline(tuple(e["action"] for e in events), allocated, reserved,
+    return result, CudaTimeline(tuple(e["action"] for e in events), base[0], allocated, reserved,
                                 torch.cuda.max_memory_allocated(dev),
                                 total - free - torch.cuda.memory_reserved(dev), snapshot)
 
 
-def dump_snapshot(timeline: CudaTimeline, path: str | Path) -> Path:
+def dump_snapshot(timeline: CudaTimeline, path: str | Path | None = None) -> Path:
     """Write ``timeline``'s allocator snapshot as the pickle ``torch.cuda.memory._dump_snapshot`` writes.
 
+    ``path`` defaults to ``memory_snapshot.pickle`` beside the run's results file (the folder a
+    chapter's run writes to, :data:`cs336_lec2.results.RESULTS_ENV`), else in the working directory.
     To read it: :data:`HOW_TO_OPEN` (with FILE the path returned).
     """
     if not isinstance(timeline, CudaTimeline):
         raise TypeError(f"timeline must be a CudaTimeline, got {type(timeline).__name__}")
+    if path is None:
+        results = os.environ.get(RESULTS_ENV)
+        path = (Path(results).parent if results else Path()) / "memory_snapshot.pickle"
     out = Path(path)
     out.parent.mkdir(parents=True, exist_ok=True)
     with out.open("wb") as f:
