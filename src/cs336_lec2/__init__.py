@@ -54,7 +54,7 @@ __version__ = "0.1.0"
 READER: dict[str, tuple[str, ...]] = {
     "activations": ("activation_bytes_per_layer", "korthikanti_activation_bytes", "logits_bytes",
                     "segment_checkpoint_bytes", "STEP_POLICIES", "training_step_bytes"),
-    "allocator_history": ("HOW_TO_OPEN", "cuda_timeline", "dump_snapshot"),
+    "allocator_history": ("cuda_timeline", "dump_snapshot"),
     "bilingual": ("say", "show_figures", "show_table", "tr"),
     "catalog": ("ACCELERATORS", "PUBLISHED", "TOKEN_BUDGETS"),
     "config": ("TransformerConfig",),

@@ -3,7 +3,7 @@
 :func:`cuda_timeline` records ``torch.cuda.memory._record_memory_history`` around a function (one
 training step, say) and turns the snapshot's trace into allocated and reserved bytes after every
 allocator event (:func:`allocator_series`); :func:`dump_snapshot` writes the snapshot file that PyTorch's
-memory visualiser opens (:data:`HOW_TO_OPEN`). :mod:`~cs336_lec2.memory_timeline` records the same
+memory visualiser opens. :mod:`~cs336_lec2.memory_timeline` records the same
 step op by op, by category, on any device.
 """
 
@@ -21,9 +21,6 @@ import torch
 
 from .checks import check_int
 from .results import RESULTS_ENV
-
-HOW_TO_OPEN = ("open it in PyTorch's memory visualiser (memory_viz: drag the file onto its page), "
-               "or offline: python -m torch.cuda._memory_viz trace FILE")
 
 
 @dataclass(frozen=True)
@@ -96,7 +93,9 @@ def dump_snapshot(timeline: CudaTimeline, path: str | Path | None = None) -> Pat
 
     ``path`` defaults to ``memory_snapshot.pickle`` beside the run's results file (the folder a
     chapter's run writes to, :data:`cs336_lec2.results.RESULTS_ENV`), else in the working directory.
-    To read it: :data:`HOW_TO_OPEN` (with FILE the path returned).
+    To read it, drop the file onto PyTorch's memory visualiser (its ``memory_viz`` page draws the
+    allocations over time and the stack of each), or stay offline with
+    ``python -m torch.cuda._memory_viz trace FILE`` (every event as text) or ``... stats FILE``.
     """
     if not isinstance(timeline, CudaTimeline):
         raise TypeError(f"timeline must be a CudaTimeline, got {type(timeline).__name__}")
