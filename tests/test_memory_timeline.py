@@ -101,6 +101,8 @@ def test_accumulation_lowers_the_activations_at_the_peak() -> None:
     (lambda m, o, r: record_step(m, r, o, micro_batches=3), ValueError, "multiple of micro_batches"),
     (lambda m, o, r: record_step(m, r[0], o), ValueError, "rows must be"),
     (lambda m, o, r: record_step(m, r, o, micro_batches=0), ValueError, "micro_batches"),
+    (lambda m, o, r: record_step(m, r.tolist(), o), TypeError, "rows must be a torch.Tensor"),
+    (lambda m, o, r: record_step(m, r, None), TypeError, "optimizer must be a torch.optim"),
 ])
 def test_record_step_rejects(call: object, error: type, match: str) -> None:
     model = TransformerLM.from_config(SMALL)

@@ -73,7 +73,10 @@ def cuda_timeline(fn: Callable[[], Any], device: torch.device | str | None = Non
     torch.cuda.synchronize(dev)
     torch.cuda.reset_peak_memory_stats(dev)
     base = (torch.cuda.memory_allocated(dev), torch.cuda.memory_reserved(dev))
-    torch.cuda.memory._record_memory_history(max_entries=check_int("max_entries", max_entries, minimum=1))
+    # Python stacks only: symbolising C++ frames can make the snapshot take seconds to minutes;
+    # an earlier recording's events are cleared, so the trace starts at ``base``
+    torch.cuda.memory._record_memory_history(max_entries=check_int("max_entries", max_entries, minimum=1),
+                                             stacks="python", clear_history=True)
     try:
         result = fn()
         torch.cuda.synchronize(dev)

@@ -83,6 +83,7 @@ class _Recorder(TorchDispatchMode):
         self.kind: list[str] = []  # "" until classified
         self.live: dict[int, int] = {}  # storage address -> record, while alive
         self.marks: list[tuple[int, str]] = []
+        self.finalizers: list[weakref.finalize] = []  # detached when the recording ends
 
     def track(self, t: object, kind: str = "") -> int | None:
         """The record of ``t``'s storage (new if it is not alive yet); None for a non-tensor or no memory."""
@@ -101,7 +102,7 @@ class _Recorder(TorchDispatchMode):
             self.born.append(len(self.ops) if kind == "" else 0)
             self.died.append(-1)
             self.kind.append("")
-            weakref.finalize(storage, self._free, address, rid)
+            self.finalizers.append(weakref.finalize(storage, self._free, address, rid))
         if kind and not self.kind[rid]:
             self.kind[rid] = kind
         return rid
@@ -180,6 +181,10 @@ def record_step(model: torch.nn.Module, rows: torch.Tensor, optimizer: torch.opt
     forward pass and still alive at its end) and temporaries (the rest, the batch included).
     """
     k = check_int("micro_batches", micro_batches, minimum=1)
+    for name, value, kind in (("model", model, torch.nn.Module), ("rows", rows, torch.Tensor),
+                              ("optimizer", optimizer, torch.optim.Optimizer)):
+        if not isinstance(value, kind):
+            raise TypeError(f"{name} must be a {kind.__module__}.{kind.__qualname__}, got {type(value).__name__}")
     if rows.dim() != 2 or rows.shape[0] % k:
         raise ValueError(f"rows must be (B, T + 1) with B a multiple of micro_batches={k}, got {tuple(rows.shape)}")
     chunks = rows.chunk(k)
@@ -228,6 +233,8 @@ def record_step(model: torch.nn.Module, rows: torch.Tensor, optimizer: torch.opt
             h.remove()
     for t in optimizer_state_tensors(optimizer):  # created by a first (unwarmed) step
         rec.track(t, "optimizer state")
+    for finalizer in rec.finalizers:  # what outlives the step stays alive to its end
+        finalizer.detach()
     return rec.timeline()
 
 
