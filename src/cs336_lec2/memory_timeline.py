@@ -181,10 +181,11 @@ def record_step(model: torch.nn.Module, rows: torch.Tensor, optimizer: torch.opt
     forward pass and still alive at its end) and temporaries (the rest, the batch included).
     """
     k = check_int("micro_batches", micro_batches, minimum=1)
-    for name, value, kind in (("model", model, torch.nn.Module), ("rows", rows, torch.Tensor),
-                              ("optimizer", optimizer, torch.optim.Optimizer)):
-        if not isinstance(value, kind):
-            raise TypeError(f"{name} must be a {kind.__module__}.{kind.__qualname__}, got {type(value).__name__}")
+    for name, value, expected in (("model", model, torch.nn.Module), ("rows", rows, torch.Tensor),
+                                  ("optimizer", optimizer, torch.optim.Optimizer)):
+        if not isinstance(value, expected):
+            raise TypeError(f"{name} must be a {expected.__module__}.{expected.__qualname__}, "
+                            f"got {type(value).__name__}")
     if rows.dim() != 2 or rows.shape[0] % k:
         raise ValueError(f"rows must be (B, T + 1) with B a multiple of micro_batches={k}, got {tuple(rows.shape)}")
     chunks = rows.chunk(k)
