@@ -114,6 +114,8 @@ def test_predicted_timeline_rejects() -> None:
     *_, timeline = _step(dataclasses.replace(SMALL, num_layers=1))
     with pytest.raises(TypeError, match="config"):
         predicted_timeline({"d_model": 64}, 4, 32, timeline)  # type: ignore[arg-type]
+    with pytest.raises(TypeError, match="measured must be the Timeline"):
+        predicted_timeline(SMALL, 4, 32, [1, 2])  # type: ignore[arg-type]
     with pytest.raises(ValueError, match="multiple of micro_batches"):
         predicted_timeline(SMALL, 4, 32, timeline, micro_batches=3)
     with pytest.raises(ValueError, match="recompute"):

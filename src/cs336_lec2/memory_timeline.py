@@ -273,12 +273,12 @@ class _Parts:
 
 def _parts(c: TransformerConfig, b: int, t: int, recompute: str) -> _Parts:
     pc = parameter_count(c)
-    n = 4 * pc.total
+    weights = 4 * pc.total  # fp32
     per_norm = pc.norms // (2 * c.num_layers + 1)
     layer = activation_bytes_per_layer(c, b, t, recompute=recompute)
     widest = max(c.vocab_size, c.context_length if c.positions == "learned" else 0, c.d_ff, c.q_dim + 2 * c.kv_dim)
     return _Parts(
-        state={"parameters": n, "buffers": buffer_bytes(c), "optimizer state": 2 * n},
+        state={"parameters": weights, "buffers": buffer_bytes(c), "optimizer state": 2 * weights},
         block_params=4 * (pc.attention + pc.mlp + 2 * per_norm) // c.num_layers,
         layer=layer,
         recomputed=activation_bytes_per_layer(c, b, t) - layer,
@@ -306,6 +306,8 @@ def predicted_timeline(config: TransformerConfig, batch: int, seq_len: int, meas
     """
     if not isinstance(c := config, TransformerConfig):
         raise TypeError(f"config must be a TransformerConfig, got {type(config).__name__}")
+    if not isinstance(measured, Timeline):
+        raise TypeError(f"measured must be the Timeline record_step returned, got {type(measured).__name__}")
     k = check_int("micro_batches", micro_batches, minimum=1)
     b = check_int("batch", batch, minimum=1)
     if b % k:
