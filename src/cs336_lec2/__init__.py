@@ -12,7 +12,8 @@ The modules, one concern each:
 - :mod:`~cs336_lec2.floats`, :mod:`~cs336_lec2.tensors`: number formats, storage and strides
 - :mod:`~cs336_lec2.flops`, :mod:`~cs336_lec2.timing`: counting FLOPs, timing them, MFU
 - :mod:`~cs336_lec2.napkin`, :mod:`~cs336_lec2.memory`: back-of-the-envelope (``6·N·D``, bytes per
-  parameter) and measured memory (:mod:`~cs336_lec2.step_memory`: over one real step)
+  parameter) and measured memory (:mod:`~cs336_lec2.step_memory`: over one real step;
+  :mod:`~cs336_lec2.memory_timeline`, :mod:`~cs336_lec2.allocator_history`: op by op, predicted beside)
 - :mod:`~cs336_lec2.mixed_precision`: what autocast does per op and what it casts; fp8 with a scale
 - :mod:`~cs336_lec2.models`, :mod:`~cs336_lec2.optim`, :mod:`~cs336_lec2.data`,
   :mod:`~cs336_lec2.training`: the lecture's toy model, optimizers, data loading and training loop
@@ -53,6 +54,7 @@ __version__ = "0.1.0"
 READER: dict[str, tuple[str, ...]] = {
     "activations": ("activation_bytes_per_layer", "korthikanti_activation_bytes", "logits_bytes",
                     "segment_checkpoint_bytes", "STEP_POLICIES", "training_step_bytes"),
+    "allocator_history": ("cuda_timeline", "dump_snapshot"),
     "bilingual": ("say", "show_figures", "show_table", "tr"),
     "catalog": ("ACCELERATORS", "PUBLISHED", "TOKEN_BUDGETS"),
     "config": ("TransformerConfig",),
@@ -70,6 +72,7 @@ READER: dict[str, tuple[str, ...]] = {
                  "peak_or_none", "tf32_enabled"),
     "memory": ("SavedTensorsRecorder", "gradient_bytes", "naming_tensors", "optimizer_state_bytes",
                "parameter_bytes", "tensor_bytes", "tensors_in", "training_memory"),
+    "memory_timeline": ("CATEGORIES", "predicted_timeline", "record_step"),
     "mixed_precision": ("CountCasts", "E2M1_VALUES", "autocast_dtypes", "e2m1_round", "fp8_roundtrip",
                         "matmul_precision", "nvfp4_roundtrip", "typical_error", "unchanged_fraction"),
     "models": ("Cruncher", "Linear", "cruncher_num_parameters", "end_to_end", "num_parameters"),
