@@ -80,9 +80,66 @@ def language() -> str | None:
     return _language
 
 
+class Bilingual(str):
+    """English text that carries its Chinese (``.zh``): what :func:`tr` returns where a notebook reads in
+    both languages, so that a message raised there can still be shown in Chinese (:func:`in_zh`)."""
+
+    zh: str
+
+    def __new__(cls, en: str, zh: str) -> Bilingual:
+        text = super().__new__(cls, en)
+        text.zh = zh
+        return text
+
+    def __getnewargs__(self) -> tuple[str, str]:  # type: ignore[override]  # pickle and copy keep both
+        return str(self), self.zh
+
+
 def tr(en: str, zh: str) -> str:
-    """The package's own words in the language a notebook reads in (English where it reads in both)."""
+    """The package's own words in the language a notebook reads in; where it reads in both, the English
+    text carrying its Chinese (a :class:`Bilingual`)."""
+    if _language is None:
+        return Bilingual(en, zh)
     return zh if _language == "zh" else en
+
+
+def in_zh(said: object) -> str:
+    """The Chinese of a text :func:`tr` made, or of an exception's message made by it; anything else
+    (a library's message, a text already in one language) as it is."""
+    if isinstance(said, OSError) and isinstance(said.strerror, Bilingual):  # OSError(errno, message)
+        return str(said).replace(said.strerror, said.strerror.zh)
+    if isinstance(said, BaseException):
+        first = said.args[0] if len(said.args) == 1 else None
+        return first.zh if isinstance(first, Bilingual) else str(said)
+    return said.zh if isinstance(said, Bilingual) else str(said)
+
+
+NO_LINE_START = "，。、；：！？）》”’"
+_WIDE = "\u2e80-\u9fff\u3000-\u303f\uff00-\uffef"  # CJK characters and full-width marks
+
+
+def fill(text: str, width: int = 88, indent: str = "", subsequent: str | None = None) -> str:
+    """``textwrap.fill`` that counts display columns (a CJK character takes two) and may break between
+    two CJK characters, so that Chinese lines stay within ``width`` columns too. A line never starts
+    with a closing mark (，。）…): the word before it goes down with it."""
+    import re
+
+    rest = indent if subsequent is None else subsequent
+    lines: list[str] = []
+    for paragraph in text.splitlines() or [""]:
+        words: list[str] = []  # the tokens of the line being filled
+        head = indent
+        # tokens: one CJK character or full-width mark, or a run of other non-space characters, with
+        # the spaces after it
+        for token in re.findall(rf"[{_WIDE}] *|[^\s{_WIDE}]+ *| +", paragraph):
+            if words and display_width(head + "".join(words) + token.rstrip()) > width:
+                carry = [words.pop()] if token[0] in NO_LINE_START and len(words) > 1 else []
+                lines.append((head + "".join(words)).rstrip())
+                head, words = rest, carry
+            words.append(token)
+        lines.append((head + "".join(words)).rstrip())
+        indent = rest
+    return "\n".join(lines)
 
 
 def _pair(text: object, pair: dict[str, object], name: str) -> dict[str, str] | None:
