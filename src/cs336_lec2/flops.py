@@ -17,7 +17,7 @@ from torch.utils._python_dispatch import TorchDispatchMode
 from torch.utils._pytree import tree_flatten
 from torch.utils.flop_counter import FlopCounterMode
 
-from .bilingual import tr
+from .bilingual import in_zh, tr
 from .checks import check_bool, check_count, check_positive_real, check_real
 from .hardware import Peak
 
@@ -107,16 +107,16 @@ def mfu(flops: float, seconds: float, peak: float | Peak, *, strict: bool = True
     secs = check_positive_real("seconds", seconds)
     if isinstance(peak, Peak):
         top, is_estimate = check_positive_real("peak", peak.flops), peak.is_estimate
-        what, what_zh = f"{peak.dtype} peak of {peak.device_name}", f"{peak.device_name} 的 {peak.dtype} 峰值"
+        what = tr(f"{peak.dtype} peak of {peak.device_name}", f"{peak.device_name} 的 {peak.dtype} 峰值")
     else:
-        top, is_estimate, what, what_zh = check_positive_real("peak", peak), False, "peak", "峰值"
+        top, is_estimate, what = check_positive_real("peak", peak), False, tr("peak", "峰值")
     achieved = flops / secs
     ratio = achieved / top
     if ratio > 1:
         if is_estimate and not strict:
             return ratio
         told = f"MFU {ratio:.3g} > 1: {achieved:.4g} FLOP/s measured against a {what} of {top:.4g} FLOP/s. "
-        told_zh = f"MFU {ratio:.3g} > 1：测得 {achieved:.4g} FLOP/s，而{what_zh}只有 {top:.4g} FLOP/s。"
+        told_zh = f"MFU {ratio:.3g} > 1：测得 {achieved:.4g} FLOP/s，而{in_zh(what)}只有 {top:.4g} FLOP/s。"
         if is_estimate:
             raise ImplausibleMFUError(tr(
                 told + "The peak is an ESTIMATE and it is too low for this machine (a higher boost clock, "
@@ -134,7 +134,7 @@ def mfu(flops: float, seconds: float, peak: float | Peak, *, strict: bool = True
             "counted that never ran). Rarely, a card clocked above the boost clock its datasheet assumes (a "
             "factory-overclocked GeForce card) passes its peak by a few per cent.",
             told_zh + "可能的原因：用错了数据类型的峰值（bf16 或 TF32 的运行除以了 fp32 峰值）；把稠密的浮点运算"
-            "次数算在了跳过一半运算的 2:4 稀疏内核上（应改与稀疏峰值比较）；计时漏了 torch.cuda.synchronize() "
+            "次数算在了跳过一半运算的 2:4 稀疏内核上（应改为与稀疏峰值比较）；计时漏了 torch.cuda.synchronize() "
             "或预热（测到的是内核启动，而不是计算本身）；或者浮点运算次数算错了（例如算进了并未执行的反向传播）。"
             "少数情况下，显卡的时钟频率高于数据手册假设的加速时钟频率（出厂超频的 GeForce 显卡），会超出峰值百分之几。",
         ))
