@@ -95,12 +95,45 @@ class Bilingual(str):
         return str(self), self.zh
 
 
-def tr(en: str, zh: str) -> str:
-    """The package's own words in the language a notebook reads in; where it reads in both, the English
-    text carrying its Chinese (a :class:`Bilingual`)."""
+def tr(en: str, zh: str | None = None) -> str:
+    """Words in the language a notebook reads in; where it reads in both, the English text carrying its
+    Chinese (a :class:`Bilingual`: a table shows it under each header in its language).
+
+    The package calls ``tr(en, zh)``; a chapter writes ``tr(en=..., zh=...)``, which an edition's
+    notebook reads as ``tr(text)``: one text, already in its language, returned as it is.
+    """
+    if zh is None:
+        return _text(en, "text")
     if _language is None:
         return Bilingual(en, zh)
     return zh if _language == "zh" else en
+
+
+# The Chinese names of the package's identifiers that a chapter shows as labels (a table's rows, a
+# legend): training-state parts, precision recipes, recomputation policies, ZeRO stages, optimizers.
+NAMES_ZH = {
+    "params": "参数", "grads": "梯度", "optimizer_state": "优化器状态", "activations": "激活值",
+    "total": "合计", "fp32": "fp32", "mixed_bf16": "bf16 混合精度",
+    "none": "不重计算", "none, flash": "不重计算，flash 注意力", "selective": "选择性重计算",
+    "full": "完全重计算", "dp": "数据并行", "zero1": "ZeRO-1", "zero2": "ZeRO-2", "zero3": "ZeRO-3",
+    "SGD": "SGD", "Momentum": "动量法", "AdaGrad": "AdaGrad", "RMSProp": "RMSProp", "Adam": "Adam",
+    "AdamW": "AdamW", "sgd": "SGD", "sgd_momentum": "带动量的 SGD", "adagrad": "AdaGrad",
+    "adam": "Adam", "adamw": "AdamW",
+    "randn (scale 1)": "randn（不缩放）", "randn / sqrt(d)": "randn / sqrt(d)", "randn / d": "randn / d",
+}
+
+
+def name_zh(identifier: str) -> str:
+    """The Chinese name of one of the package's identifiers (:data:`NAMES_ZH`)."""
+    try:
+        return NAMES_ZH[identifier]
+    except KeyError:
+        raise ValueError(f"no Chinese name for {identifier!r}; known: {sorted(NAMES_ZH)}") from None
+
+
+def named(identifier: str) -> str:
+    """An identifier as a label in the notebook's language: ``tr(identifier, name_zh(identifier))``."""
+    return tr(identifier, name_zh(identifier))
 
 
 def in_zh(said: object) -> str:
@@ -216,6 +249,9 @@ def show_table(rows: Sequence[Sequence[object]], header: Sequence[str] | None = 
                en: Sequence[str] | None = None, zh: Sequence[str] | None = None) -> None:
     """Show a table (cells already formatted) under one ``header``, or under an English and a Chinese one.
 
+    A cell made by :func:`tr` (a row label: ``tr("params", "参数")``) is English under the English
+    header and Chinese under the Chinese one.
+
     In the book it is an HTML table; its plain-text form (what nbval compares) is the same table in
     aligned columns.
     """
@@ -228,12 +264,15 @@ def show_table(rows: Sequence[Sequence[object]], header: Sequence[str] | None = 
     cells = [[str(c) for c in row] for row in rows]
     if any(len(row) != ncols for row in cells):
         raise ValueError(f"every row must have {ncols} cells")
+    # a cell made by tr(en, zh) (a row label) shows its Chinese under the Chinese header
+    cells_zh = [[in_zh(c) for c in row] for row in rows]
     if _shell() is None:
-        for head in headers.values():
-            print(_table_text(head, cells))
+        for lang, head in headers.items():
+            print(_table_text(head, cells_zh if lang == "zh" else cells))
         return
     for lang, head in headers.items():
-        data = {"text/plain": _table_text(head, cells), "text/html": _table_html(head, cells)}
+        shown = cells_zh if lang == "zh" else cells
+        data = {"text/plain": _table_text(head, shown), "text/html": _table_html(head, shown)}
         _publish(data, {} if lang is None or len(headers) == 1 else {LANG_KEY: lang})
 
 
