@@ -251,6 +251,8 @@ def zh_output_sentences(path) -> tuple[list[str], list[str]]:
             if output.get("metadata", {}).get("lang") == "en" or output.get("name") == "stderr":
                 continue
             data = output.get("data", {})
+            if data.get("text/markdown", "").startswith("```"):
+                continue  # a show_source listing: code, its words checked by tests/test_source_zh.py
             text = output.get("text") or ("" if "image/png" in data else data.get("text/plain", ""))
             if output.get("output_type") == "error":
                 text = f"{output.get('ename')}: {output.get('evalue')}"

@@ -114,7 +114,7 @@ def tr(en: str, zh: str | None = None) -> str:
 NAMES_ZH = {
     "params": "参数", "grads": "梯度", "optimizer_state": "优化器状态", "activations": "激活值",
     "total": "合计", "fp32": "fp32", "mixed_bf16": "bf16 混合精度",
-    "none": "不重计算", "none, flash": "不重计算，flash 注意力", "selective": "选择性重计算",
+    "none": "不重计算", "none, flash": "不重计算 + flash 注意力", "selective": "选择性重计算",
     "full": "完全重计算", "dp": "数据并行", "zero1": "ZeRO-1", "zero2": "ZeRO-2", "zero3": "ZeRO-3",
     "SGD": "SGD", "Momentum": "动量法", "AdaGrad": "AdaGrad", "RMSProp": "RMSProp", "Adam": "Adam",
     "AdamW": "AdamW", "sgd": "SGD", "sgd_momentum": "带动量的 SGD", "adagrad": "AdaGrad",
