@@ -284,3 +284,10 @@ def test_zh_outputs_hold_no_english_sentence_of_the_package(path):
 )
 def test_english_sentences_are_told_from_identifiers(text, count):
     assert min(len(english_sentences(text)), 1) == count, english_sentences(text)
+
+
+def test_results_page_rows_read_in_chinese():
+    text = results_page_zh()
+    assert "AdaGrad 的一步：优化器状态" in text  # the records hold the memory rows
+    assert not re.search(r"：(params|grads|optimizer_state|activations|total)\b", text)
+    assert 'attention="' not in text and "attention=“math”" in text  # curly quotes the right way round

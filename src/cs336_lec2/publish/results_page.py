@@ -51,6 +51,8 @@ _ZH_LABEL = (
     (r"\brank (\d+) of (\d+)\b", r"rank \1（共 \2 个）"),
     (r"\b(N|\d+) params\b", r"\1 个参数"),
     (r"\b(N|\d+) bytes\b", r"\1 字节"),
+    # straight quotes become curly ones here: left to Sphinx's smart quotes, "math" rendered as ”math”
+    (r'"([^"]*)"', r"“\1”"),
     # Punctuation beside the Chinese words is full-width (TRANSLATING.md), none spaced.
     (r"(?<=[\u4e00-\u9fff）]), ?", "，"),
     (r"(?<=[\u4e00-\u9fff）]): ?", "："),
