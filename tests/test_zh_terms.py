@@ -267,7 +267,7 @@ def test_zh_outputs_hold_no_english_sentence_of_the_package(path):
     """Run on the committed outputs: a chapter re-executed after a change of the package's words."""
     own, library = zh_output_sentences(path)
     assert not own, "\n".join(own)
-    assert len(library) <= 4, library  # a few torch messages, each shown on purpose
+    assert len(library) <= 6, library  # a few torch messages (a line each), each shown on purpose
 
 
 @pytest.mark.parametrize(

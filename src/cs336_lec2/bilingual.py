@@ -162,9 +162,11 @@ def fill(text: str, width: int = 88, indent: str = "", subsequent: str | None = 
     for paragraph in text.splitlines() or [""]:
         words: list[str] = []  # the tokens of the line being filled
         head = indent
-        # tokens: a code span (``x, y`` or `x`) with what sticks to it, one CJK character or full-width
-        # mark, or a run of other non-space characters; each with the spaces after it
-        for token in re.findall(rf"(?:``[^`]+``|`[^`]+`)[^\s{_WIDE}]* *|[{_WIDE}] *|[^\s{_WIDE}]+ *| +", paragraph):
+        # tokens: a code span (``x, y`` or `x`) or an English title quoted in Chinese (“A Title”) with
+        # what sticks to it, one CJK character or full-width mark, or a run of other non-space
+        # characters; each with the spaces after it
+        for token in re.findall(rf"(?:``[^`]+``|`[^`]+`|[^\s“{_WIDE}]*“[^“”{_WIDE}]+”)[^\s{_WIDE}]* *|[{_WIDE}] *"
+                                rf"|[^\s{_WIDE}]+ *| +", paragraph):
             if words and display_width(head + "".join(words) + token.rstrip()) > width:
                 carry = [words.pop()] if token[0] in NO_LINE_START and len(words) > 1 else []
                 lines.append((head + "".join(words)).rstrip())

@@ -214,12 +214,12 @@ def cpu_flops_per_cycle(key: str, flags: frozenset[str] | str, core: CpuCore | N
     if key in ("fp32", "fp64"):
         per_cycle = fp32 if key == "fp32" else fp32 / 2
         return per_cycle, tr(f"{what} = {per_cycle:g} {key} FLOP/cycle [{core.source}]",
-                             f"{what_zh} = 每周期 {per_cycle:g} 次 {key} 浮点运算 [{core.source}]")
+                             f"{what_zh} = 每周期 {per_cycle:g} 次 {key} 浮点运算 [“{core.source}”]")
     if key not in CPU_DTYPE_KEYS:
         raise ValueError(f"the CPU estimate covers {CPU_DTYPE_KEYS}, not {key!r}; pass override=")
     if f"amx_{key}" in flags:  # 16x16x32 tile product (8192 FMAs) every 16 cycles: 1024 FLOP per cycle
         return 1024, tr(f"AMX {key} tiles: 1024 FLOP/cycle [{_AMX_SOURCE}]",
-                        f"AMX {key} 矩阵块（tile）：每周期 1024 次浮点运算 [{_AMX_SOURCE}]")
+                        f"AMX {key} 矩阵块（tile）：每周期 1024 次浮点运算 [“{_AMX_SOURCE}”]")
     if (key == "bf16" and "avx512_bf16" in flags) or (key == "fp16" and "avx512_fp16" in flags):
         return 2 * fp32, tr(f"{what}, AVX-512 {key} (two {key} products per fp32 lane): {2 * fp32} FLOP/cycle",
                             f"{what_zh}，AVX-512 {key}（每个 fp32 通道两次 {key} 乘积）：每周期 {2 * fp32} 次浮点运算")
