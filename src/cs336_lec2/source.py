@@ -456,21 +456,36 @@ def show_source(obj: Any, *, full: bool = False) -> Any:
     codes = {"en": code, "zh": translate_listing(code, listing_key(obj, full))}
     reads = bilingual.language()
     try:
-        from IPython.display import Markdown
+        from IPython.display import Markdown  # noqa: F401  (present: the notebook form)
     except ImportError:  # plain Python: give back the text itself
         return codes[reads or "en"]
-    if reads is not None:
-        return Markdown(f"```python\n{codes[reads]}```")
+    return _listing_type()(codes if reads is None else {reads: codes[reads]})
 
-    class TwoListings(Markdown):  # type: ignore[misc]
-        """The English listing (``.data``) that shows itself once per language in a notebook."""
+
+@cache
+def _listing_type() -> type:
+    """The listing :func:`show_source` returns in Jupyter (made on first use: IPython is optional)."""
+    from IPython.display import Markdown
+
+    from . import bilingual
+
+    class Listing(Markdown):  # type: ignore[misc]
+        """Highlighted Markdown whose plain text is the code; in a notebook that reads in both languages,
+        shown once per language, each output tagged with its language (``.data``: the first)."""
+
+        def __init__(self, codes: dict[str, str]) -> None:
+            self.codes = codes
+            super().__init__(f"```python\n{next(iter(codes.values()))}```")
+
+        def __repr__(self) -> str:
+            return next(iter(self.codes.values()))
 
         def _ipython_display_(self) -> None:
             if bilingual._shell() is None:
-                print(codes["en"])
+                print(repr(self))
                 return
-            for lang, text in codes.items():
+            for lang, text in self.codes.items():
                 bilingual._publish({"text/markdown": f"```python\n{text}```", "text/plain": text},
-                                   {bilingual.LANG_KEY: lang})
+                                   {bilingual.LANG_KEY: lang} if len(self.codes) > 1 else {})
 
-    return TwoListings(f"```python\n{code}```")
+    return Listing
