@@ -55,7 +55,7 @@ READER: dict[str, tuple[str, ...]] = {
     "activations": ("activation_bytes_per_layer", "korthikanti_activation_bytes", "logits_bytes",
                     "segment_checkpoint_bytes", "STEP_POLICIES", "training_step_bytes"),
     "allocator_history": ("cuda_timeline", "dump_snapshot"),
-    "bilingual": ("say", "show_figures", "show_table", "tr"),
+    "bilingual": ("fill", "in_zh", "name_zh", "named", "say", "show_figures", "show_table", "tr"),
     "catalog": ("ACCELERATORS", "PUBLISHED", "TOKEN_BUDGETS"),
     "config": ("TransformerConfig",),
     "data": ("get_batch", "open_tokens", "resident_bytes", "write_tokens"),

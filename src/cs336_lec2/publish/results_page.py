@@ -16,6 +16,7 @@ import re
 from pathlib import Path
 from typing import Any
 
+from ..bilingual import NAMES_ZH
 from .records import load_record, load_records
 from .results_names import _TEXT, _columns
 
@@ -34,6 +35,9 @@ _ZH_LABEL = (
     (r"Transformer full training step", "Transformer 完整的一个训练步"),
     (r"^ablation: ", "消融实验："),
     (r"\b(AdamW|AdaGrad) step\b", r"\1 的一步"),
+    # a part of the training state (memory.MemoryBreakdown's fields) after a step: its Chinese name
+    *((rf"(?<=的一步): {part}$", f": {NAMES_ZH[part]}")
+      for part in ("params", "grads", "optimizer_state", "activations", "total")),
     (r"checkpoint file", "检查点文件"),
     (r"host-to-device copy", "主机到设备的复制"),
     (r"\bpageable\b", "可分页内存"),
@@ -47,6 +51,8 @@ _ZH_LABEL = (
     (r"\brank (\d+) of (\d+)\b", r"rank \1（共 \2 个）"),
     (r"\b(N|\d+) params\b", r"\1 个参数"),
     (r"\b(N|\d+) bytes\b", r"\1 字节"),
+    # straight quotes become curly ones here: left to Sphinx's smart quotes, "math" rendered as ”math”
+    (r'"([^"]*)"', r"“\1”"),
     # Punctuation beside the Chinese words is full-width (TRANSLATING.md), none spaced.
     (r"(?<=[\u4e00-\u9fff）]), ?", "，"),
     (r"(?<=[\u4e00-\u9fff）]): ?", "："),
