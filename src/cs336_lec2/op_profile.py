@@ -4,7 +4,7 @@
 op, its FLOPs (``torch.utils.flop_counter``'s formulas, the ones ``FlopCounterMode`` uses; one FLOP per
 element produced for an elementwise op, a floor; none for a fused kernel without a formula, as
 ``FlopCounterMode`` counts none) and the bytes it reads and writes (its tensor
-arguments and results; views move nothing). Once under ``torch.profiler`` (shapes and FLOPs recorded),
+arguments and results; views move nothing). Once under torch's profiler (shapes and FLOPs recorded),
 which measures each op's time: CPU time on a CPU, kernel time on CUDA. Both sides sort ops into the same
 :data:`GROUPS`, so each group gets predicted FLOPs and bytes beside a measured time: an achieved FLOP/s,
 a bandwidth, and a place on the device's roofline (:meth:`StepProfile.roofline_rows`).
@@ -21,12 +21,15 @@ from typing import Any
 
 import torch
 from torch.optim.optimizer import register_optimizer_step_post_hook, register_optimizer_step_pre_hook
-from torch.profiler import ProfilerActivity, profile, record_function
+# torch.profiler.profile wraps this one; its start probes hasattr(torch, "_inductor"), which imports
+# torch._inductor (and sympy): seconds on a CPU, for nothing a step's profile needs.
+from torch.autograd.profiler import profile, record_function
 from torch.utils._python_dispatch import TorchDispatchMode
 from torch.utils._pytree import tree_flatten
 from torch.utils.flop_counter import flop_registry
 
-from .checks import check_positive_real
+from .bilingual import tr
+from .checks import check_int, check_positive_real
 from .device import device_arg
 
 GROUPS = ("matmul", "attention", "norm", "elementwise", "optimizer", "rest")
@@ -40,6 +43,26 @@ _ELEMENTWISE = {"gelu", "gelu_backward", "relu", "relu_", "threshold_backward", 
                 "sigmoid", "sigmoid_backward", "pow", "sqrt", "rsqrt", "dropout", "native_dropout",
                 "native_dropout_backward", "where", "clamp", "clamp_min", "softmax", "_softmax",
                 "_softmax_backward_data", "_safe_softmax", "masked_fill", "masked_fill_"}
+
+
+# Each group's name in a reader's language (the package's own words: tr).
+GROUP_WORDS = {"matmul": ("matmuls (Linear)", "矩阵乘法（Linear）"), "attention": ("attention", "注意力"),
+               "norm": ("norms", "归一化"), "elementwise": ("elementwise", "逐元素运算"),
+               "optimizer": ("optimizer", "优化器"), "rest": ("the rest", "其余"),
+               # the parts of StepProfile.mfu_gap
+               "mfu": ("model FLOPs at the roof (MFU)", "按屋顶速率的模型浮点运算（MFU）"),
+               "memory-bound ops": ("memory-bound ops", "受内存带宽限制的算子"),
+               "overhead": ("overhead: no op running", "开销：没有算子在运行"),
+               "recomputation": ("recomputation", "重计算"),
+               "matmuls below peak": ("matmuls below the roof", "矩阵乘法低于屋顶的部分")}
+
+
+def group_label(name: str) -> str:
+    """The name of an op group (:data:`GROUPS`) or of a part of :meth:`StepProfile.mfu_gap`, in the
+    notebook's language."""
+    if name not in GROUP_WORDS:
+        raise ValueError(f"name must be an op group {GROUPS} or a part of mfu_gap, got {name!r}")
+    return tr(*GROUP_WORDS[name])
 
 
 def op_group(name: str, *, in_optimizer: bool = False, shapes: Iterable[Any] = ()) -> str:
@@ -191,17 +214,27 @@ def _outermost_aten(events: Iterable[Any], start: float, end: float) -> Iterable
             yield e, in_opt
 
 
-def profile_step(step: Callable[[], Any], device: str | torch.device | None = None, *,
-                 trace: str | Path | None = None) -> StepProfile:
-    """Predict and measure one call of ``step`` (a full training step) per op group; see the module doc.
+def _window_seconds(events: list[Any], window: tuple[float, float], cuda: bool) -> dict[str, float]:
+    """Seconds per group of the outermost aten ops that began in ``window`` (µs)."""
+    seconds = dict.fromkeys(GROUPS, 0.0)
+    for e, in_opt in _outermost_aten(events, *window):
+        spent = e.device_time_total if cuda else e.cpu_time_total
+        seconds[op_group(e.name, in_optimizer=in_opt, shapes=e.input_shapes)] += spent / 1e6  # µs -> s
+    return seconds
 
-    ``step`` is called three times (predicting; a warm-up under the profiler, whose first step runs slower;
-    the profiled step); warm it up first. ``trace``: a path for
-    ``prof.export_chrome_trace``, the JSON that Perfetto (ui.perfetto.dev, or a local build) and
-    chrome://tracing open.
+
+def profile_step(step: Callable[[], Any], device: str | torch.device | None = None, *,
+                 trace: str | Path | None = None, repeats: int = 3) -> StepProfile:
+    """Predict and measure ``step`` (a full training step) per op group; see the module doc.
+
+    ``step`` runs once to predict, once as a warm-up under the profiler (whose first step runs slower),
+    then ``repeats`` times profiled; the least disturbed of these (the shortest) is the one reported, as
+    :func:`~cs336_lec2.timing.benchmark`'s fastest repeat. Warm ``step`` up first. ``trace``: a path for
+    ``prof.export_chrome_trace``, the JSON that chrome://tracing and Perfetto (ui.perfetto.dev) open.
     """
     if not callable(step):
         raise TypeError(f"step must be callable, got {type(step).__name__}")
+    repeats = check_int("repeats", repeats, minimum=1, maximum=1000)
     dev = device_arg("device", device)
     predictor = _Predictor()
 
@@ -218,24 +251,23 @@ def profile_step(step: Callable[[], Any], device: str | torch.device | None = No
     finally:
         for h in hooks:
             h.remove()
-    activities = [ProfilerActivity.CPU] + ([ProfilerActivity.CUDA] if dev.type == "cuda" else [])
-    sync = torch.cuda.synchronize if dev.type == "cuda" else (lambda: None)
+    cuda = dev.type == "cuda"
+    sync = torch.cuda.synchronize if cuda else (lambda: None)
     sync()
-    with profile(activities=activities, record_shapes=True, with_flops=True) as prof:
+    with profile(use_kineto=True, use_device="cuda" if cuda else None, record_shapes=True,
+                 with_flops=True) as prof:
         step()
         sync()
-        with record_function(_MARK):
-            step()
-            sync()
-    events = prof.events()
-    mark = next(e for e in events if e.name == _MARK)
-    window = (mark.time_range.start, mark.time_range.end)
+        for _ in range(repeats):
+            with record_function(_MARK):
+                step()
+                sync()
+    events = list(prof.function_events)
+    marks = [e for e in events if e.name == _MARK]
+    best = min(marks, key=lambda e: e.time_range.end - e.time_range.start)
+    window = (best.time_range.start, best.time_range.end)
     wall = (window[1] - window[0]) / 1e6  # µs -> s: the step as the profiler saw it, synchronized
-    seconds = dict.fromkeys(GROUPS, 0.0)
-    timed = list(_outermost_aten(events, *window))
-    for e, in_opt in timed:
-        spent = e.device_time_total if dev.type == "cuda" else e.cpu_time_total
-        seconds[op_group(e.name, in_optimizer=in_opt, shapes=e.input_shapes)] += spent / 1e6  # µs -> s
+    seconds = _window_seconds(events, window, cuda)
     mm = {"aten::mm", "aten::addmm", "aten::bmm", "aten::baddbmm"}
     profiler_flops = sum(int(e.flops or 0) for e in events
                          if e.name in mm and window[0] <= e.time_range.start <= window[1])
