@@ -20,10 +20,11 @@ from pathlib import Path
 from typing import Any
 
 import torch
-from torch.optim.optimizer import register_optimizer_step_post_hook, register_optimizer_step_pre_hook
+
 # torch.profiler.profile wraps this one; its start probes hasattr(torch, "_inductor"), which imports
 # torch._inductor (and sympy): seconds on a CPU, for nothing a step's profile needs.
 from torch.autograd.profiler import profile, record_function
+from torch.optim.optimizer import register_optimizer_step_post_hook, register_optimizer_step_pre_hook
 from torch.utils._python_dispatch import TorchDispatchMode
 from torch.utils._pytree import tree_flatten
 from torch.utils.flop_counter import flop_registry

@@ -15,6 +15,7 @@ import statistics
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
+from functools import partial
 from typing import Any
 
 import torch
@@ -271,7 +272,7 @@ def matmul_ceiling(
     dev = device_arg("device", device)
     budget = math.inf if budget_s is None else check_positive_real("budget_s", budget_s)
     best: tuple[float, tuple[int, int, int]] = (0.0, shapes[0])
-    tried = []
+    tried: list[tuple[int, int, int]] = []
     begin = time.perf_counter()
     for m, k, n in shapes:
         if tried and time.perf_counter() - begin > budget:
@@ -279,10 +280,10 @@ def matmul_ceiling(
         tried.append((m, k, n))
         a = torch.randn(m, k, device=dev, dtype=dtype)
         b = torch.randn(k, n, device=dev, dtype=dtype)
-        seconds = benchmark(lambda a=a, b=b: a @ b, warmup=warmup, repeats=repeats, device=dev).min
+        seconds = benchmark(partial(torch.matmul, a, b), warmup=warmup, repeats=repeats, device=dev).min
         if seconds > 0 and 2 * m * k * n / seconds > best[0]:
             best = (2 * m * k * n / seconds, (m, k, n))
-        del a, b
+        del a, b  # free them before the next shape
     if best[0] <= 0:
         raise RuntimeError("every matmul of the sweep timed at 0 s: the clock is too coarse")
     return Ceiling(best[0], best[1], tuple(tried), dtype)
