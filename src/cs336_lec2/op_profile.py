@@ -14,7 +14,9 @@ by any op (launches, Python, the autograd engine), matmuls below the peak and re
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+import os
+from collections.abc import Callable, Iterable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -215,6 +217,20 @@ def _outermost_aten(events: Iterable[Any], start: float, end: float) -> Iterable
             yield e, in_opt
 
 
+@contextmanager
+def _native_stderr_off() -> Iterator[None]:
+    """Silence file descriptor 2 (C code's stderr, not Python's ``sys.stderr``): kineto writes a "USDT: ...
+    profiler_start" / "profiler_stop" line there at every start and stop, and no setting turns it off."""
+    saved, null = os.dup(2), os.open(os.devnull, os.O_WRONLY)
+    try:
+        os.dup2(null, 2)
+        yield
+    finally:
+        os.dup2(saved, 2)
+        os.close(saved)
+        os.close(null)
+
+
 def _window_seconds(events: list[Any], window: tuple[float, float], cuda: bool) -> dict[str, float]:
     """Seconds per group of the outermost aten ops that began in ``window`` (µs)."""
     seconds = dict.fromkeys(GROUPS, 0.0)
@@ -255,14 +271,19 @@ def profile_step(step: Callable[[], Any], device: str | torch.device | None = No
     cuda = dev.type == "cuda"
     sync = torch.cuda.synchronize if cuda else (lambda: None)
     sync()
-    with profile(use_kineto=True, use_device="cuda" if cuda else None, record_shapes=True,
-                 with_flops=True) as prof:
+    prof = profile(use_kineto=True, use_device="cuda" if cuda else None, record_shapes=True, with_flops=True)
+    with _native_stderr_off():
+        prof.__enter__()
+    try:
         step()
         sync()
         for _ in range(repeats):
             with record_function(_MARK):
                 step()
                 sync()
+    finally:
+        with _native_stderr_off():
+            prof.__exit__(None, None, None)
     events = list(prof.function_events)
     marks = [e for e in events if e.name == _MARK]
     best = min(marks, key=lambda e: e.time_range.end - e.time_range.start)
