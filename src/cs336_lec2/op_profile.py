@@ -1,10 +1,10 @@
 """Where one step's time goes, op group by op group: a profiler trace joined with predicted FLOPs and bytes.
 
-:func:`profile_step` runs a step twice. Once under a ``TorchDispatchMode`` that predicts, for every aten
+:func:`profile_step` runs a step first under a ``TorchDispatchMode`` that predicts, for every aten
 op, its FLOPs (``torch.utils.flop_counter``'s formulas, the ones ``FlopCounterMode`` uses; one FLOP per
 element produced for an elementwise op, a floor; none for a fused kernel without a formula, as
 ``FlopCounterMode`` counts none) and the bytes it reads and writes (its tensor
-arguments and results; views move nothing). Once under torch's profiler (shapes and FLOPs recorded),
+arguments and results; views move nothing); then under torch's profiler (shapes and FLOPs recorded),
 which measures each op's time: CPU time on a CPU, kernel time on CUDA. Both sides sort ops into the same
 :data:`GROUPS`, so each group gets predicted FLOPs and bytes beside a measured time: an achieved FLOP/s,
 a bandwidth, and a place on the device's roofline (:meth:`StepProfile.roofline_rows`).
