@@ -83,7 +83,7 @@ READER: dict[str, tuple[str, ...]] = {
     "step_memory": ("cuda_peak_step", "state_after_adamw_step"),
     "tensors": ("contiguous_strides", "cuda_block_bytes", "describe_layout", "element_offset",
                 "element_offsets", "memory_bytes", "new_tensors", "same_storage", "storage_bytes", "storage_view"),
-    "op_profile": ("group_label", "profile_step"),
+    "op_profile": ("profile_step",),
     "timing": ("benchmark", "copy_bandwidth", "host_to_device_copy", "read_bandwidth",
                "matmul_ceiling", "ceiling_shapes"),
     "training": ("load_checkpoint", "read_checkpoint", "regression_batch", "save_checkpoint", "set_seed",

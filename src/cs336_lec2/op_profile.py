@@ -31,7 +31,6 @@ from torch.utils._python_dispatch import TorchDispatchMode
 from torch.utils._pytree import tree_flatten
 from torch.utils.flop_counter import flop_registry
 
-from .bilingual import tr
 from .checks import check_int, check_positive_real
 from .device import device_arg
 
@@ -46,26 +45,6 @@ _ELEMENTWISE = {"gelu", "gelu_backward", "relu", "relu_", "threshold_backward", 
                 "sigmoid", "sigmoid_backward", "pow", "sqrt", "rsqrt", "dropout", "native_dropout",
                 "native_dropout_backward", "where", "clamp", "clamp_min", "softmax", "_softmax",
                 "_softmax_backward_data", "_safe_softmax", "masked_fill", "masked_fill_"}
-
-
-# Each group's name in a reader's language (the package's own words: tr).
-GROUP_WORDS = {"matmul": ("matmuls (Linear)", "矩阵乘法（Linear）"), "attention": ("attention", "注意力"),
-               "norm": ("norms", "归一化"), "elementwise": ("elementwise", "逐元素运算"),
-               "optimizer": ("optimizer", "优化器"), "rest": ("the rest", "其余"),
-               # the parts of StepProfile.mfu_gap
-               "mfu": ("model FLOPs at the roof (MFU)", "按屋顶速率的模型浮点运算（MFU）"),
-               "memory-bound ops": ("memory-bound ops", "受内存带宽限制的算子"),
-               "overhead": ("overhead: no op running", "开销：没有算子在运行"),
-               "recomputation": ("recomputation", "重计算"),
-               "matmuls below peak": ("matmuls below the roof", "矩阵乘法低于屋顶的部分")}
-
-
-def group_label(name: str) -> str:
-    """The name of an op group (:data:`GROUPS`) or of a part of :meth:`StepProfile.mfu_gap`, in the
-    notebook's language."""
-    if name not in GROUP_WORDS:
-        raise ValueError(f"name must be an op group {GROUPS} or a part of mfu_gap, got {name!r}")
-    return tr(*GROUP_WORDS[name])
 
 
 def op_group(name: str, *, in_optimizer: bool = False, shapes: Iterable[Any] = ()) -> str:
