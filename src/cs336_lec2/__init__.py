@@ -10,7 +10,8 @@ accounting) imports without it.
 The modules, one concern each:
 
 - :mod:`~cs336_lec2.floats`, :mod:`~cs336_lec2.tensors`: number formats, storage and strides
-- :mod:`~cs336_lec2.flops`, :mod:`~cs336_lec2.timing`: counting FLOPs, timing them, MFU
+- :mod:`~cs336_lec2.flops`, :mod:`~cs336_lec2.timing`: counting FLOPs, timing them, MFU, the measured
+  matmul ceiling; :mod:`~cs336_lec2.op_profile`: where a step's time goes, op group by op group
 - :mod:`~cs336_lec2.napkin`, :mod:`~cs336_lec2.memory`: back-of-the-envelope (``6·N·D``, bytes per
   parameter) and measured memory (:mod:`~cs336_lec2.step_memory`: over one real step;
   :mod:`~cs336_lec2.memory_timeline`, :mod:`~cs336_lec2.allocator_history`: op by op, predicted beside)
@@ -85,7 +86,9 @@ READER: dict[str, tuple[str, ...]] = {
     "step_memory": ("cuda_peak_step", "state_after_adamw_step"),
     "tensors": ("contiguous_strides", "cuda_block_bytes", "describe_layout", "element_offset",
                 "element_offsets", "memory_bytes", "new_tensors", "same_storage", "storage_bytes", "storage_view"),
-    "timing": ("benchmark", "copy_bandwidth", "host_to_device_copy", "read_bandwidth"),
+    "op_profile": ("profile_step",),
+    "timing": ("benchmark", "copy_bandwidth", "host_to_device_copy", "read_bandwidth",
+               "matmul_ceiling", "ceiling_shapes"),
     "training": ("load_checkpoint", "read_checkpoint", "regression_batch", "save_checkpoint", "set_seed",
                  "train", "train_step"),
     "transformer_accounting": ("approx_parameters", "attention_flop_share", "attention_flops_per_token",

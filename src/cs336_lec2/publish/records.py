@@ -58,6 +58,13 @@ def _measurement(where: str, m: object) -> None:
         _number(f"{where}.mfu", m.get("mfu"), open_min=True, maximum=1.0)
         if m.get("peak_flops") is not None:
             _number(f"{where}.peak_flops", m.get("peak_flops"), open_min=True)
+        # the measured ceiling (issue 39): the best rate of a sweep of shapes; the chapter's rate may pass it
+        # by a shared machine's noise, never by a quarter
+        if m.get("ceiling_flops") is not None:
+            _number(f"{where}.ceiling_flops", m.get("ceiling_flops"), open_min=True)
+            _text(f"{where}.ceiling_shape", m.get("ceiling_shape"), optional=True)
+        if m.get("mfu_ceiling") is not None:
+            _number(f"{where}.mfu_ceiling", m.get("mfu_ceiling"), open_min=True, maximum=1.25)
         if m.get("peak_is_estimate") is not None and not is_bool(m.get("peak_is_estimate")):
             raise RecordError(f"{where}.peak_is_estimate must be true or false, got {m.get('peak_is_estimate')!r}")
     elif kind == "memory":

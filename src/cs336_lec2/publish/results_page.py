@@ -209,9 +209,21 @@ def _matmul_rows(matmul: list[list[dict[str, Any]]], t: dict[str, Any]) -> list[
             return "–"
         return f"{_sig(m['peak_flops'] / 1e12)} TFLOP/s" + (t["estimate"] if m.get("peak_is_estimate") else "")
 
+    def ceiling(m: dict[str, Any]) -> str:
+        if not m.get("ceiling_flops"):
+            return "–"
+        return f"{_sig(m['ceiling_flops'] / 1e12)} TFLOP/s" + (f" ({m['ceiling_shape']})" if m.get("ceiling_shape")
+                                                              else "")
+
+    def against_ceiling(m: dict[str, Any]) -> str:
+        return _sig(m["mfu_ceiling"]) if m.get("mfu_ceiling") is not None else "–"
+
+    fields = [(t["measured"], rate), (t["peak"], peak), (t["mfu"], lambda m: _sig(m["mfu"]))]
+    if any(m.get("ceiling_flops") for ms in matmul for m in ms):  # records before issue 39 have no ceiling
+        fields += [(t["ceiling"], ceiling), (t["mfu_ceiling"], against_ceiling)]
     rows = [[escape(t["size"]), *[escape(s) for s in sizes]]]
     for dtype in dtypes:
-        for title, fmt in ((t["measured"], rate), (t["peak"], peak), (t["mfu"], lambda m: _sig(m["mfu"]))):
+        for title, fmt in fields:
             rows.append([escape(title.format(dtype=dtype)),
                          *[escape(fmt(best[dtype])) if dtype in best else "–" for best in largest]])
     return rows
@@ -232,6 +244,8 @@ def render_markdown(records: list[tuple[str, dict[str, Any]]], lang: str, plot_n
     matmul = [[m for m in r["measurements"] if m["kind"] == "matmul"] for _, r in records]
     if any(matmul):
         parts += [f"## {t['matmul']}", _table(header, _matmul_rows(matmul, t))]
+        if any(m.get("ceiling_flops") for ms in matmul for m in ms):
+            parts.append(t["ceiling_note"])
         if plot_name:
             parts.append(f"```{{figure}} {plot_name}\n:alt: {t['plot']}\n\n{t['plot']}\n```")
     notes_n = False
