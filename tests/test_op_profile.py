@@ -12,7 +12,7 @@ import torch.nn.functional as F
 from cs336_lec2.config import TransformerConfig
 from cs336_lec2.flops import flop_breakdown
 from cs336_lec2.hardware import peak_or_none
-from cs336_lec2.op_profile import GROUPS, MATMUL_GROUPS, op_group, profile_step
+from cs336_lec2.op_profile import _MARK, GROUPS, MATMUL_GROUPS, op_group, profile_step, step_marks
 from cs336_lec2.timing import ceiling_shapes, matmul_ceiling
 from cs336_lec2.transformer_model import TransformerLM
 
@@ -126,3 +126,25 @@ def test_ceiling_on_cuda_below_datasheet():
     ceiling = matmul_ceiling(ceiling_shapes(4096, count=5), dtype, "cuda")
     peak = peak_or_none(dtype, "cuda")
     assert ceiling.shape in ceiling.tried and (peak is None or 0 < ceiling.flops_per_sec <= peak.flops)
+
+
+def test_the_step_window_is_the_host_range_not_a_gpu_annotation():
+    """On an H200 the GPU annotation of the step's range (2.8 ms) was taken for the step (8.5 ms)."""
+    from types import SimpleNamespace
+
+    from torch.autograd import DeviceType
+
+    def event(device, start, end, name=_MARK):
+        return SimpleNamespace(name=name, device_type=device, time_range=SimpleNamespace(start=start, end=end))
+
+    host, gpu = event(DeviceType.CPU, 0, 8500), event(DeviceType.CUDA, 5700, 8500)
+    assert step_marks([gpu, host, event(DeviceType.CPU, 0, 10, name="aten::mm")]) == [host]
+
+
+def test_the_profiled_step_covers_every_matmul():
+    """The window holds the forward matmul as well as the two of the backward."""
+    x = torch.randn(64, 32, requires_grad=True)
+    lin = torch.nn.Linear(32, 16)
+    prof = profile_step(lambda: F.gelu(lin(x)).sum().backward(), "cpu", repeats=2)
+    assert prof.profiler_matmul_flops == 6 * 64 * 32 * 16
+    assert 0 < prof.op_seconds <= prof.wall_seconds

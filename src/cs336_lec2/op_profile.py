@@ -219,6 +219,17 @@ def _window_seconds(events: list[Any], window: tuple[float, float], cuda: bool) 
     return seconds
 
 
+def step_marks(events: Iterable[Any]) -> list[Any]:
+    """The host-side ranges of the profiled steps.
+
+    On CUDA kineto also reports each ``record_function`` range as a GPU annotation of the same name,
+    spanning only the kernels it saw: taking the shortest of all of them picked that span (an H200
+    step of 8.5 ms measured as 2.8 ms, its forward matmul outside the window). The CPU range, which
+    ends after ``synchronize``, covers the whole step.
+    """
+    return [e for e in events if e.name == _MARK and e.device_type == torch.autograd.DeviceType.CPU]
+
+
 def profile_step(step: Callable[[], Any], device: str | torch.device | None = None, *,
                  trace: str | Path | None = None, repeats: int = 3) -> StepProfile:
     """Predict and measure ``step`` (a full training step) per op group; see the module doc.
@@ -264,8 +275,7 @@ def profile_step(step: Callable[[], Any], device: str | torch.device | None = No
         with _native_stderr_off():
             prof.__exit__(None, None, None)
     events = list(prof.function_events)
-    marks = [e for e in events if e.name == _MARK]
-    best = min(marks, key=lambda e: e.time_range.end - e.time_range.start)
+    best = min(step_marks(events), key=lambda e: e.time_range.end - e.time_range.start)
     window = (best.time_range.start, best.time_range.end)
     wall = (window[1] - window[0]) / 1e6  # µs -> s: the step as the profiler saw it, synchronized
     seconds = _window_seconds(events, window, cuda)
