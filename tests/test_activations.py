@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import dataclasses
+
 import pytest
 import torch
 from hypothesis import assume, given, settings
@@ -196,13 +198,35 @@ def test_training_step_bytes_adds_state_activations_and_logits() -> None:
     logits = 2 * 4 * b * s * 50257  # fp32 logits and their gradient
     sbh = s * b * h
     assert training_step_bytes(config, 0, s) == state
-    assert training_step_bytes(config, b, s) == state + 9 * (34 * sbh + 5 * a * s * s * b) + logits
-    assert training_step_bytes(config, b, s, "selective") == state + 9 * 34 * sbh + logits
-    assert training_step_bytes(config, b, s, "full") == state + 9 * 2 * sbh + 34 * sbh + logits
+    # no dropout: no masks, no dropped-out probabilities (32 sbh + 2 as^2 b)
+    assert training_step_bytes(config, b, s) == state + 9 * (32 * sbh + 2 * a * s * s * b) + logits
+    assert training_step_bytes(config, b, s, "selective") == state + 9 * 32 * sbh + logits
+    assert training_step_bytes(config, b, s, "full") == state + 9 * 2 * sbh + 32 * sbh + logits
     # sqrt(9) = 3: three segment inputs kept, one segment of three blocks recomputed
-    assert training_step_bytes(config, b, s, "sqrt(L) segments") == state + 3 * 2 * sbh + 3 * 34 * sbh + logits
+    assert training_step_bytes(config, b, s, "sqrt(L) segments") == state + 3 * 2 * sbh + 3 * 32 * sbh + logits
     policies = [training_step_bytes(config, b, s, p) for p in ("none", "selective", "sqrt(L) segments", "full")]
     assert policies == sorted(policies, reverse=True)
+    # with dropout, Korthikanti's eq. 1 as published (34 sbh + 5 as^2 b)
+    dropped = dataclasses.replace(config, dropout=0.1)
+    assert training_step_bytes(dropped, b, s) == state + 9 * (34 * sbh + 5 * a * s * s * b) + logits
+    assert training_step_bytes(dropped, b, s, "full") == state + 9 * 2 * sbh + 34 * sbh + logits
+
+
+@pytest.mark.parametrize(("s", "b", "heads", "t"), [(48, 3, 4, 1), (64, 2, 8, 2), (32, 5, 8, 4)])
+def test_korthikanti_without_dropout_drops_the_masks(s: int, b: int, heads: int, t: int) -> None:
+    h = 16 * heads
+    # at t = 1 it is our GPT block without dropout in 16 bits, no statistics (counted from what autograd saves)
+    block = TransformerConfig(1000, s, 1, h, heads, 4 * h)
+    assert korthikanti_activation_bytes(s, b, h, heads, dropout=False) == activation_bytes_per_layer(
+        block, b, s, bytes_per_value=2, stat_bytes=0)
+    for split in (False, True):
+        kw = {"tensor_parallel": t, "sequence_parallel": split}
+        masks = 2 * s * b * h // (t if split else 1)  # the two sbh masks, replicated unless split
+        with_masks = korthikanti_activation_bytes(s, b, h, heads, **kw)
+        assert korthikanti_activation_bytes(s, b, h, heads, dropout=False, **kw) == (
+            with_masks - masks - 3 * heads * s * s * b // t)
+        assert korthikanti_activation_bytes(s, b, h, heads, recompute="selective", dropout=False, **kw) == (
+            korthikanti_activation_bytes(s, b, h, heads, recompute="selective", **kw) - masks)
 
 
 @pytest.mark.parametrize(

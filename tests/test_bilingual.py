@@ -8,6 +8,7 @@ matplotlib.use("Agg")
 
 import matplotlib.pyplot as plt
 import nbformat
+import numpy as np
 import pytest
 from nbclient import NotebookClient
 from nbformat.v4 import new_code_cell, new_notebook
@@ -102,3 +103,74 @@ def test_a_chinese_header_lines_up_in_the_plain_text_form(capsys):
     show_table([[1, "fp32"]], en=["n", "dtype"], zh=["字节数", "类型"])
     zh = capsys.readouterr().out.splitlines()[2:]
     assert zh == ["字节数  类型", "1       fp32"]
+
+
+# --- The package's own words (issue 38): tr, in_zh, fill, named -----------------------------------
+def test_tr_picks_the_language_and_carries_both_where_a_notebook_reads_both(monkeypatch):
+    import copy
+    import pickle
+
+    monkeypatch.setattr(bilingual, "_language", None)
+    both = bilingual.tr("3 tokens", "3 个词元")
+    assert both == "3 tokens" and bilingual.in_zh(both) == "3 个词元"
+    assert bilingual.in_zh(pickle.loads(pickle.dumps(both))) == bilingual.in_zh(copy.deepcopy(both)) == "3 个词元"
+    assert f"{both}" == "3 tokens" and type(f"{both}") is str  # formatting keeps the English only
+    monkeypatch.setattr(bilingual, "_language", "zh")
+    assert bilingual.tr("3 tokens", "3 个词元") == "3 个词元"
+    monkeypatch.setattr(bilingual, "_language", "en")
+    assert bilingual.tr("3 tokens", "3 个词元") == "3 tokens"
+    assert bilingual.tr("一个文本") == "一个文本"  # an edition's one-language form
+    with pytest.raises(TypeError, match="text must be a non-empty str"):
+        bilingual.tr("")
+
+
+def test_in_zh_reads_an_exceptions_message(monkeypatch):
+    monkeypatch.setattr(bilingual, "_language", None)
+    message = bilingual.tr("data has only 20 tokens", "data 只有 20 个词元")
+    assert bilingual.in_zh(ValueError(message)) == "data 只有 20 个词元"
+    assert bilingual.in_zh(OSError(5, message)) == "[Errno 5] data 只有 20 个词元"
+    assert bilingual.in_zh(ValueError("a library's words")) == "a library's words"
+    assert bilingual.in_zh(42) == "42"
+
+
+def test_a_package_error_a_chapter_shows_has_its_chinese(monkeypatch, tmp_path):
+    from cs336_lec2.data import get_batch, write_tokens
+    from cs336_lec2.flops import ImplausibleMFUError, mfu
+
+    monkeypatch.setattr(bilingual, "_language", None)
+    with pytest.raises(ValueError) as err:
+        get_batch(np.arange(20), batch_size=2, sequence_length=20, device="cpu")
+    assert str(err.value).startswith("sequence_length=20 needs windows of 21 tokens")
+    assert bilingual.in_zh(err.value) == ("sequence_length=20 需要长为 21 个词元的窗口（输入再加一个目标），"
+                                          "但 data 只有 20 个词元")
+    with pytest.raises(ValueError) as err:
+        write_tokens(tmp_path / "tokens.npy", [1, 2])
+    assert "（tokens.npy）" in bilingual.in_zh(err.value)
+    with pytest.raises(ImplausibleMFUError) as err:
+        mfu(2e12, 1.0, 1e12)
+    assert bilingual.in_zh(err.value).startswith("MFU 2 > 1：测得 2e+12 FLOP/s，而峰值只有 1e+12 FLOP/s。可能的原因")
+
+
+def test_fill_counts_wide_characters_and_never_starts_a_line_with_a_closing_mark():
+    import textwrap
+
+    english = "the quick brown fox jumps over the lazy dog " * 4
+    assert bilingual.fill(english, 30, "  ", "    ") == textwrap.fill(english, 30, initial_indent="  ",
+                                                                         subsequent_indent="    ")
+    chinese = "以 fp32 峰值为分母，测得 7.03e+13 FLOP/s，而峰值只有 3.56e+13 FLOP/s。" * 3
+    lines = bilingual.fill(chinese, 40, "  ").splitlines()
+    assert len(lines) > 3 and all(bilingual.display_width(line) <= 40 for line in lines)
+    assert not any(line.lstrip()[:1] in bilingual.NO_LINE_START for line in lines)
+    assert "".join(line.strip() for line in lines).replace(" ", "") == chinese.replace(" ", "")
+    assert bilingual.fill("a ``final = Linear(dim, 1)`` b", 20).splitlines()[1] == "``final = Linear(dim, 1)``"
+
+
+def test_named_labels_show_under_each_header(monkeypatch, capsys):
+    monkeypatch.setattr(bilingual, "_language", None)
+    monkeypatch.setattr(bilingual, "_shell", lambda: None)
+    bilingual.show_table([(bilingual.named("optimizer_state"), 144)], en=["part", "bytes"], zh=["部分", "字节"])
+    english, chinese = capsys.readouterr().out.split("部分")
+    assert "optimizer_state" in english and "优化器状态" in chinese and "optimizer_state" not in chinese
+    assert bilingual.name_zh("mixed_bf16") == "bf16 混合精度"
+    with pytest.raises(ValueError, match="no Chinese name for 'bogus'"):
+        bilingual.name_zh("bogus")

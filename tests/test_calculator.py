@@ -157,7 +157,13 @@ def test_communication_needs_whole_nodes_and_overlaps_with_the_backward_pass():
     assert calculate({"num_gpus": 12})["communication"]["seconds_per_step"] is None
     ddp = calculate({"num_gpus": 16})["communication"]
     fsdp = calculate({"num_gpus": 16, "stage": "zero3"})["communication"]
-    assert ddp["seconds_per_step"] > 0 and fsdp["bytes_per_step"] == pytest.approx(1.5 * ddp["bytes_per_step"])
+    # by default gradients are reduced in fp32 (issue 37.2): DDP all-reduces 4 bytes a value, FSDP gathers
+    # bf16 twice and reduce-scatters fp32 once, 2 + 2 + 4 = 8 against 2 x 4 = 8: the same bytes
+    assert ddp["seconds_per_step"] > 0 and fsdp["bytes_per_step"] == pytest.approx(ddp["bytes_per_step"])
+    bf16 = {"num_gpus": 16, "reduce_fp32": False}
+    ddp16, fsdp16 = (calculate({**bf16, "stage": s})["communication"] for s in ("dp", "zero3"))
+    assert fsdp16["bytes_per_step"] == pytest.approx(1.5 * ddp16["bytes_per_step"])  # the ZeRO paper's 3 / 2
+    assert ddp16["bytes_per_step"] == pytest.approx(ddp["bytes_per_step"] / 2)
     single = calculate({"num_gpus": 1})["communication"]
     assert single["bytes_per_step"] == 0 and single["seconds_per_step"] == 0
 
@@ -258,7 +264,8 @@ def test_an_optimizer_step_accumulates_micro_batches_at_the_mfu():
 
 
 def test_each_card_communicates_over_its_own_node():
-    one_call = {"model": "llama2-7b", "num_gpus": 64, "stage": "zero1"}  # one all-reduce: bandwidth dominates
+    # one all-reduce (bf16 reductions, as wide as the gathers): bandwidth dominates
+    one_call = {"model": "llama2-7b", "num_gpus": 64, "stage": "zero1", "reduce_fp32": False}
     seconds = {gpu: calculate({**one_call, "gpu": gpu})["communication"]["seconds_per_step"]
                for gpu in ("a100-sxm-80gb", "h100-sxm", "h200", "b200", "h100-pcie", "rtx-4090")}
     # across nodes the ring runs at the node's NICs: HDR 200 Gb/s on DGX A100, NDR 400 Gb/s on the others
@@ -268,6 +275,9 @@ def test_each_card_communicates_over_its_own_node():
               for gpu in ("h100-sxm", "b200")}
     # inside a node the all-reduce runs NVLS: 845.67 GB/s busbw measured on 8 B200s, ~480 on 8 H100s
     assert 0.55 < inside["b200"] / inside["h100-sxm"] < 480 / 845.67 * 1.01
+    # NVLS off (the scaling book's SHARP-disabled node): the ring's 371 GB/s instead of NVLS's 480
+    no_nvls = calculate({**one_call, "num_gpus": 8, "nvls": False})["communication"]["seconds_per_step"]
+    assert 1.25 < no_nvls / inside["h100-sxm"] < 1.6
 
 
 def test_fsdp_memory_is_near_deepspeeds_estimate():
@@ -297,8 +307,12 @@ def test_each_collective_moves_its_own_dtype():
     zero3 = calculate({**fp32_grads, "stage": "zero3"})["communication"]["bytes_per_step"]
     dp = calculate({**fp32_grads, "stage": "dp"})["communication"]["bytes_per_step"]
     assert math.isclose(zero3, 8 * psi * (n - 1) / n) and math.isclose(dp, 8 * psi * (n - 1) / n)  # not 12Ψ
-    bf16 = calculate({**fp32_grads, "precision": "mixed_bf16", "stage": "zero3"})["communication"]
+    bf16 = calculate({**fp32_grads, "precision": "mixed_bf16", "stage": "zero3",
+                      "reduce_fp32": False})["communication"]
     assert math.isclose(bf16["bytes_per_step"], 6 * psi * (n - 1) / n)
+    # bf16 gradients, reduced in fp32 as the default recipe (autocast DDP, FSDP2, Megatron-Core) does
+    default = calculate({**fp32_grads, "precision": "mixed_bf16", "stage": "zero3"})["communication"]
+    assert math.isclose(default["bytes_per_step"], 8 * psi * (n - 1) / n)
     assert step_communication(psi, n, "zero1", bytes_per_value=2, reduce_bytes=4) == zero3 - ring_bytes(
         "all_gather", 2 * psi, n)
 

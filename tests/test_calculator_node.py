@@ -70,6 +70,8 @@ def random_config(rng: random.Random) -> dict[str, Any]:
         "stage": rng.choice(DATA["stages"]),
         "recompute": rng.choice(DATA["recompute"]),
         "flash_attention": rng.random() < 0.5,
+        "nvls": rng.random() < 0.5,
+        "reduce_fp32": rng.random() < 0.5,
     }
     if config["recompute"] != "none":  # recomputation runs up to 4/3 of the model FLOPs: HFU stays <= 1
         config["mfu"] = min(config["mfu"], 0.75)

@@ -1,5 +1,7 @@
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from cs336_lec2.publish import cli
@@ -194,3 +196,24 @@ def test_in_place_with_a_large_preset_names_the_flags(capsys):
     assert cli.main(["execute", "--in-place", "--preset", "large"]) == 2
     err = _one_line_error(capsys, "--in-place refreshes the committed CPU reference")
     assert "--preset large" in err and "in_place" not in err.replace("--in-place", "")
+
+
+def test_merge_writes_one_record_and_never_replaces_a_file_unasked(tmp_path, capsys):
+    from test_records import GOOD  # a valid record of one chapter
+
+
+    later = json.loads(json.dumps(GOOD))
+    later["chapters"] = [{"name": "14_sharding", "seconds": 30.0, "ok": True, "error": None}]
+    later["measurements"] = []
+    a, b, out = tmp_path / "a.json", tmp_path / "b.json", tmp_path / "merged.json"
+    a.write_text(json.dumps(GOOD))
+    b.write_text(json.dumps(later))
+    assert cli.main(["merge", str(a), str(b), "--output", str(out)]) == 0
+    assert [c["name"] for c in json.loads(out.read_text())["chapters"]] == ["05_flops_and_mfu", "14_sharding"]
+    out.write_text("mine")
+    assert cli.main(["merge", str(a), str(b), "--output", str(out)]) == 2
+    assert "exists; give a new file name, or --force" in capsys.readouterr().err
+    assert out.read_text() == "mine"
+    b.write_text("{")
+    assert cli.main(["merge", str(a), str(b), "--output", str(out), "--force"]) == 2
+    assert capsys.readouterr().err.startswith("cs336-lec2 merge: b.json: not a valid run record")

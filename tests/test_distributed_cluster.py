@@ -66,7 +66,9 @@ def test_nccls_choice_is_the_fastest_and_grows_with_the_payload(payload: int, mo
                                                                  card: str) -> None:
     cluster = K.CLUSTERS[card][1]
     seconds, name = C.fastest_algorithm(kind, payload, n, cluster)
-    ring = C.ring_latency(kind, n, cluster) + ring_bytes(kind, payload, n) / C.ring_bandwidth(n, cluster)
+    simple = next(a for a in nccl.ALGORITHMS if a.name == "ring/Simple")
+    ring = C.ring_latency(kind, n, cluster) + ring_bytes(kind, payload, n) / (
+        C.ring_bandwidth(n, cluster) * nccl.ramp(simple, payload, cluster))
     assert seconds <= ring * (1 + 1e-12)  # never slower than the ring/Simple alone
     assert C.fastest_algorithm(kind, payload + more, n, cluster)[0] >= seconds  # monotone in the payload
     assert (name == "none") == (n == 1)
@@ -107,19 +109,47 @@ def test_which_algorithm_wins_where() -> None:
     # ... the ring's bandwidth wins for a whole model's gradients
     assert C.fastest_algorithm("all_reduce", 2 * PSI, 64)[1] == "ring/Simple"
     assert C.fastest_algorithm("all_reduce", 10**6, 8, K.A100_CLUSTER)[1] != "nvls/Simple"  # no NVLS on A100
-    # the issue's 9.7 ms a bucket at 1,024 GPUs was the ring's latency; NCCL's tree pays under 0.4 ms
-    assert C.ring_latency("all_reduce", 1024) > 9.7e-3 and C.fastest_algorithm("all_reduce", 25 * 2**20, 1024)[0] < 4e-4
+    # the issue's 9.7 ms a bucket at 1,024 GPUs was the ring's latency; NCCL's tree pays under 0.4 ms of latency
+    assert C.ring_latency("all_reduce", 1024) > 9.7e-3 and C.fastest_algorithm("all_reduce", 0, 1024)[0] < 4e-4
+
+
+# NCCL 2.30.7 (S1) runs 512 KiB in 19 us; NCCL 2.20.3's table, the model's, has no algorithm under 24 us there.
+LATENCY_TABLE_MISS = {("S1", 2**19)}
 
 
 @pytest.mark.parametrize("point", nccl.NCCL_TESTS, ids=lambda p: f"{p[0]}-{p[1]}-{p[2]}-{p[3]}-{p[4]}")
 def test_model_reproduces_published_nccl_tests(point) -> None:
-    # Every published point within a factor 1.55, and within 10 % from 256 MiB up, where latency is noise.
-    # (NCCL runs fewer channels on mid-size calls; an alpha-beta model is optimistic there, 2-64 MiB.)
-    _, card, n, kind, payload, busbw, algorithm = point
+    # Every published point within a factor 1.3 (issue 37.7), the scaling book's SHARP-off pair (S5) with NVLS
+    # off; one node's points within 10 % from 256 MiB up, where latency and the size ramp are noise.
+    src, card, n, kind, payload, busbw, algorithm = point
     model = C.bus_bandwidth(kind, payload, n, K.CLUSTERS[card][1], algorithm=algorithm) / 1e9
-    assert 1 / 1.55 <= model / busbw <= 1.55
-    if payload >= 2**28:
+    bound = 1.35 if (src, payload) in LATENCY_TABLE_MISS else 1.3
+    assert 1 / bound <= model / busbw <= bound
+    if payload >= 2**28 and n == 8:
         assert abs(model / busbw - 1) <= 0.10
+
+
+def test_the_size_ramp_is_what_brings_the_mid_sizes_within_1_3() -> None:
+    # Without the ramp (one call at full bandwidth plus NCCL's latency) the model was 1.5x at 8 MiB (S1)
+    # and 2.1x on the SHARP-off 58 MB all-reduce (S5): the ratios the ramp fixes.
+    flat = {key: 0.0 for key in nccl.RAMP_BYTES}
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(nccl, "RAMP_BYTES", {**flat, **{k: 1e-300 for k in flat}})
+        mid = C.bus_bandwidth("all_reduce", 8 * 2**20, 8, K.CLUSTERS["h200"][1]) / 1e9
+        sharp_off = C.bus_bandwidth("all_reduce", 2 * 8192 * 3584, 8, algorithm="no_nvls") / 1e9
+    assert mid / 182.03 > 1.45 and sharp_off / 150.0 > 2.0
+    # NVLS on, the same 58 MB runs at 433 GB/s before and below 400 now; SHARP off is slower still
+    assert C.bus_bandwidth("all_reduce", 2 * 8192 * 3584, 8) / 1e9 < 400
+    assert C.bus_bandwidth("all_reduce", 2 * 8192 * 3584, 8, algorithm="no_nvls") < \
+        C.bus_bandwidth("all_reduce", 2 * 8192 * 3584, 8)
+
+
+def test_the_ramp_is_one_for_ll_and_for_bandwidth_alone() -> None:
+    ll, simple = (next(a for a in nccl.ALGORITHMS if a.name == name) for name in ("ring/LL", "ring/Simple"))
+    assert nccl.ramp(ll, 2**20, K.H100_CLUSTER) == 1.0
+    assert nccl.ramp(simple, 2**20, K.Cluster(latency=0)) == 1.0
+    assert math.isclose(nccl.ramp(simple, 48 * 2**20, K.H100_CLUSTER), 0.5)  # RAMP_BYTES: half the bandwidth
+    assert nccl.ramp(simple, 2**20, K.H100_CLUSTER) < nccl.ramp(simple, 2**30, K.H100_CLUSTER) < 1
 
 
 def test_the_datasheet_ring_model_misses_the_measured_rings() -> None:
@@ -157,6 +187,9 @@ def test_hsdp_shards_inside_and_replicates_across() -> None:
     assert math.isclose(inside, 3 * 7 / 8 * 2 * PSI / 450e9)  # ZeRO-3 over one node's NVLink
     assert math.isclose(across, 2 * 7 / 8 * (2 * PSI / 8) / 50e9)  # a 1/8 shard, 8 nodes, one NIC each
     assert max(inside, across) < C.step_seconds("zero3", PSI, 64, NO_LATENCY)
+    # fp32 gradient reductions: the reduce-scatter inside and the all-reduce across double, the gathers do not
+    inside4, across4 = C.hsdp_step_seconds(PSI, 64, NO_LATENCY, reduce_bytes=4)
+    assert math.isclose(across4, 2 * across) and math.isclose(inside4, inside * 4 / 3)
 
 
 def test_small_models_are_latency_bound_on_many_gpus() -> None:

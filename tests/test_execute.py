@@ -377,6 +377,31 @@ def test_sigterm_is_handled_like_ctrl_c(chapters, tmp_path, monkeypatch, capsys)
         "cs336-lec2 execute: terminated (SIGTERM); nothing half-done was kept")
 
 
+def test_an_interrupt_keeps_the_record_of_the_chapters_that_finished(chapters, tmp_path, monkeypatch):
+    """A GPU run cut by a time limit in its last chapter lost the measurements of the thirteen before it."""
+    import signal
+
+    from cs336_lec2.publish.guard import Terminated
+    from cs336_lec2.results import publish
+
+    def run(source: Path, target: Path) -> None:
+        publish("timing", label=source.stem, seconds=1.0)
+        if source.stem == "02_bad":
+            os.kill(os.getpid(), signal.SIGTERM)
+        _copy(source, target)
+
+    _fake_papermill(monkeypatch, run)
+    out = tmp_path / "out"
+    with pytest.raises(Terminated):
+        execute(chapters, output=out, device="cpu", progress=False, log=lambda _: None)
+    saved = json.loads((out / RECORD_NAME).read_text())
+    assert [(c["name"], c["ok"], c["error"]) for c in saved["chapters"]] == [
+        ("01_good", True, None), ("02_bad", False, "interrupted (SIGTERM)")]
+    assert [m["label"] for m in saved["measurements"]] == ["01_good"]  # not the interrupted chapter's row
+    assert (out / "01_good.ipynb").exists() and not (out / "02_bad.ipynb").exists()
+    assert "the run record covers the 1 chapter(s) that finished" in (out / "execute.log").read_text()
+
+
 def test_kernels_log_no_traceback_on_interrupt(chapters, tmp_path, monkeypatch):
     """Issue 20.13: Ctrl-C printed the kernel's 20-line zmq.error.ZMQError traceback before the clean line."""
     seen = {}

@@ -7,7 +7,7 @@ import math
 
 import pytest
 
-from cs336_lec2.publish.records import RecordError, check_record, load_record
+from cs336_lec2.publish.records import RecordError, check_record, load_record, merge_records
 
 GOOD = {
     "schema": 1,
@@ -81,3 +81,26 @@ def test_unreadable_records_are_one_clear_error(tmp_path):
     (tmp_path / "list.json").write_text("[1]")
     with pytest.raises(RecordError, match=r"^list\.json: a run record is a JSON object, got list"):
         load_record(tmp_path / "list.json")
+
+
+def test_runs_of_one_machine_merge_chapter_by_chapter():
+    """A run cut short, finished by a second run of the missing chapter: one record, each row with its chapter."""
+    first = json.loads(json.dumps(GOOD))
+    first["measurements"][1]["chapter"] = first["measurements"][2]["chapter"] = "05_flops_and_mfu"
+    later = json.loads(json.dumps(GOOD))
+    later["created"] = "2026-11-23T00:00:00Z"
+    later["chapters"] = [{"name": "14_sharding", "seconds": 30.0, "ok": True, "error": None}]
+    later["measurements"] = [{"kind": "timing", "label": "z", "seconds": 0.1, "chapter": "14_sharding"}]
+    merged = merge_records([first, later])
+    assert [c["name"] for c in merged["chapters"]] == ["05_flops_and_mfu", "14_sharding"]
+    assert [m.get("label", m["kind"]) for m in merged["measurements"]] == ["matmul", "x", "y", "z"]
+    assert merged["created"] == "2026-11-23T00:00:00Z"
+    rerun = json.loads(json.dumps(later))  # chapter 14 again: its new rows replace the old ones
+    rerun["measurements"][0]["label"] = "z2"
+    assert [m.get("label") for m in merge_records([merged, rerun])["measurements"]][-1:] == ["z2"]
+    other = json.loads(json.dumps(later))
+    other["machine"]["device_name"] = "NVIDIA H200"
+    with pytest.raises(RecordError, match=r"^the records differ in machine.device_name"):
+        merge_records([first, other])
+    with pytest.raises(RecordError, match="at least one"):
+        merge_records([])

@@ -56,3 +56,46 @@ def test_the_committed_records_time_the_training_step_on_one_row():
     steps = [row for row in rows if row[0].startswith("Transformer full training step")]
     assert len(steps) == 1 and "–" not in steps[0], steps
     assert not any("MFU" in row[0] for row in rows), [row[0] for row in rows]  # no measured value in a label
+
+
+def _matmul(dtype: str, **extra) -> dict:
+    return {"kind": "matmul", "chapter": "05_flops_and_mfu", "dtype": dtype, "m": 128, "k": 512, "n": 256,
+            "flops_per_sec": 8e10, "mfu": 0.64, "peak_flops": 1.25e11, "peak_is_estimate": True, **extra}
+
+
+def _matmul_rows(markdown: str) -> dict[str, list[str]]:
+    table = markdown.split("\n\n## ")[1].split("\n\n")[1]
+    rows = [[cell.strip() for cell in line.strip("|").split(" | ")] for line in table.splitlines()[2:]]
+    return {row[0]: row[1:] for row in rows}
+
+
+def test_the_measured_ceiling_is_a_row_per_dtype_beside_the_datasheet_mfu():
+    """Issue 39: the measured ceiling and the MFU against it, per machine, labelled apart from the peak's MFU."""
+    from cs336_lec2.publish.results_page import escape
+
+    new = _record("CPU A", [_matmul("fp32", ceiling_flops=1e11, ceiling_shape="320x640x320", mfu_ceiling=0.8)])
+    old = _record("CPU B", [_matmul("fp32")])  # a record from before the sweep
+    for lang, ceiling, against, mfu in (
+            ("en", "fp32: measured ceiling (best shape)", "fp32: MFU against the measured ceiling", "fp32: MFU"),
+            ("zh", "fp32：实测上限（最佳形状）", "fp32：以实测上限为分母的 MFU", "fp32：MFU")):
+        markdown = render_markdown([("a", new), ("b", old)], lang, None)
+        rows = _matmul_rows(markdown)
+        assert rows[escape(ceiling)] == [escape("0.100 TFLOP/s (320x640x320)"), "–"], rows
+        assert rows[escape(against)] == [escape("0.800"), "–"]
+        assert rows[escape(mfu)] == [escape("0.640")] * 2
+        assert ("measured ceiling is the best rate" in markdown) == (lang == "en")
+    # no ceiling anywhere (the committed records of before): no empty rows, no note
+    assert "ceiling" not in render_markdown([("b", old)], "en", None)
+
+
+def test_a_record_with_an_impossible_ceiling_mfu_is_refused():
+    import pytest
+
+    from cs336_lec2.publish.records import RecordError, check_record
+
+    bad = _record("CPU A", [_matmul("fp32", ceiling_flops=1e11, mfu_ceiling=2.0)])
+    with pytest.raises(RecordError, match="mfu_ceiling"):
+        check_record(bad)
+    with pytest.raises(RecordError, match="ceiling_flops"):
+        check_record(_record("CPU A", [_matmul("fp32", ceiling_flops=-1.0)]))
+    check_record(_record("CPU A", [_matmul("fp32", ceiling_flops=1e11, ceiling_shape="1x2x3", mfu_ceiling=0.8)]))

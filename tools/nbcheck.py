@@ -1,10 +1,12 @@
 #!/usr/bin/env python3
-"""Structural lint for the chapter notebooks: the cell layout of CONTRIBUTING.md ("Chapters").
+"""Structural lint for the chapter notebooks: the cell layout of CONTRIBUTING.md ("Chapters"), and
+asserts that cannot fail (all operands literals or names bound to literals: "Facts and numbers").
 
 Usage: .venv/bin/python tools/nbcheck.py notebooks/*.ipynb
 Exit status 1 when any notebook breaks a rule; one line per problem, then a summary line.
 It reads the notebooks only; it never executes them.
 """
+import ast
 import json
 import re
 import sys
@@ -21,6 +23,106 @@ def text(src):
 
 def headings(s):
     return [len(h) for h in HEADING.findall(s)]
+
+
+def _parse(src):
+    """The cell's code as an ast module; IPython's %magic and !shell lines read as `pass`."""
+    lines = ["pass" if line.lstrip().startswith(("%", "!")) else line for line in src.splitlines()]
+    try:
+        return ast.parse("\n".join(lines))
+    except SyntaxError:
+        return None
+
+
+# the nodes a literal expression is built of: constants, containers and operators on them
+_LITERAL_NODES = (ast.Constant, ast.UnaryOp, ast.BinOp, ast.BoolOp, ast.Compare, ast.Tuple, ast.List,
+                  ast.Set, ast.Dict, ast.operator, ast.unaryop, ast.boolop, ast.cmpop, ast.expr_context)
+
+
+def _is_literal(node, bound):
+    """True when `node` is made of constants and names in `bound` only (no call, attribute, subscript)."""
+    for sub in ast.walk(node):
+        if isinstance(sub, ast.Name):
+            if sub.id not in bound:
+                return False
+        elif not isinstance(sub, _LITERAL_NODES):
+            return False
+    return True
+
+
+def _bindings(trees):
+    """Each name bound anywhere in the chapter -> the values it is bound to (None: not a plain value)."""
+    values = {}
+
+    def bind(target, value):
+        if isinstance(target, ast.Name):
+            values.setdefault(target.id, []).append(value)
+        elif isinstance(target, (ast.Tuple, ast.List)):
+            same = isinstance(value, (ast.Tuple, ast.List)) and len(value.elts) == len(target.elts)
+            for i, t in enumerate(target.elts):
+                bind(t, value.elts[i] if same else None)
+        elif isinstance(target, ast.Starred):
+            bind(target.value, None)
+
+    for tree in trees:
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Assign):
+                for t in node.targets:
+                    bind(t, node.value)
+            elif isinstance(node, (ast.AnnAssign, ast.AugAssign, ast.NamedExpr)):
+                bind(node.target, None if isinstance(node, ast.AugAssign) else node.value)
+            elif isinstance(node, (ast.For, ast.AsyncFor, ast.comprehension)):
+                bind(node.target, None)
+            elif isinstance(node, ast.withitem) and node.optional_vars is not None:
+                bind(node.optional_vars, None)
+            elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                values.setdefault(node.name, []).append(None)
+            elif isinstance(node, ast.arg):
+                values.setdefault(node.arg, []).append(None)
+            elif isinstance(node, (ast.Import, ast.ImportFrom)):
+                for alias in node.names:
+                    values.setdefault((alias.asname or alias.name).split(".")[0], []).append(None)
+    return values
+
+
+def _changed_in_place(trees):
+    """Names a cell may change without rebinding (`x.append(...)`, `x[i] = ...`), and names passed to a call."""
+    changed, passed = set(), set()
+    for tree in trees:
+        for node in ast.walk(tree):
+            stored = isinstance(node, ast.Subscript) and isinstance(node.ctx, (ast.Store, ast.Del))
+            if (isinstance(node, ast.Attribute) or stored) and isinstance(node.value, ast.Name):
+                changed.add(node.value.id)
+            elif isinstance(node, ast.Call):
+                args = [*node.args, *(k.value for k in node.keywords)]
+                passed.update(a.id for a in args if isinstance(a, ast.Name))
+    return changed, passed
+
+
+def literal_asserts(sources):
+    """The asserts of a chapter's code cells whose operands are all literals or names bound to literals.
+
+    Such an assert compares a constant with itself: it cannot fail, whatever the code computes
+    (issue 37 item 25). `sources` are the code cells in order; returns (cell index, line, text).
+    """
+    trees = {i: t for i, t in ((i, _parse(src)) for i, src in sources) if t is not None}
+    values = _bindings(trees.values())
+    changed, passed = _changed_in_place(trees.values())
+    mutable = (ast.List, ast.Dict, ast.Set)
+    bound = set()
+    while True:  # a name bound once, to literals and earlier such names, to a fixed point
+        grown = {name for name, vs in values.items()
+                 if len(vs) == 1 and vs[0] is not None and _is_literal(vs[0], bound)
+                 and name not in changed and not (name in passed and isinstance(vs[0], mutable))}
+        if grown <= bound:
+            break
+        bound |= grown
+    found = []
+    for i, tree in trees.items():
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Assert) and _is_literal(node.test, bound):
+                found.append((i, node.lineno, ast.unparse(node.test)))
+    return found
 
 
 def check(path):
@@ -90,6 +192,9 @@ def check(path):
                           for later in following)
             if "nbval-ignore-output" in t and "assert" not in src and not checked:
                 warnings.append(f"{where}: nbval-ignore-output cell asserts nothing (is that right?)")
+    code = [(i, text(c["source"])) for i, c in enumerate(cells) if c["cell_type"] == "code"]
+    for i, line, test in literal_asserts(code):
+        problems.append(f"cell {i}: assert on literals only, it cannot fail (line {line}: {test})")
     return problems, warnings
 
 

@@ -10,9 +10,11 @@ accounting) imports without it.
 The modules, one concern each:
 
 - :mod:`~cs336_lec2.floats`, :mod:`~cs336_lec2.tensors`: number formats, storage and strides
-- :mod:`~cs336_lec2.flops`, :mod:`~cs336_lec2.timing`: counting FLOPs, timing them, MFU
+- :mod:`~cs336_lec2.flops`, :mod:`~cs336_lec2.timing`: counting FLOPs, timing them, MFU, the measured
+  matmul ceiling; :mod:`~cs336_lec2.op_profile`: where a step's time goes, op group by op group
 - :mod:`~cs336_lec2.napkin`, :mod:`~cs336_lec2.memory`: back-of-the-envelope (``6·N·D``, bytes per
-  parameter) and measured memory (:mod:`~cs336_lec2.step_memory`: over one real step)
+  parameter) and measured memory (:mod:`~cs336_lec2.step_memory`: over one real step;
+  :mod:`~cs336_lec2.memory_timeline`, :mod:`~cs336_lec2.allocator_history`: op by op, predicted beside)
 - :mod:`~cs336_lec2.mixed_precision`: what autocast does per op and what it casts; fp8 with a scale
 - :mod:`~cs336_lec2.models`, :mod:`~cs336_lec2.optim`, :mod:`~cs336_lec2.data`,
   :mod:`~cs336_lec2.training`: the lecture's toy model, optimizers, data loading and training loop
@@ -53,7 +55,8 @@ __version__ = "0.1.0"
 READER: dict[str, tuple[str, ...]] = {
     "activations": ("activation_bytes_per_layer", "korthikanti_activation_bytes", "logits_bytes",
                     "segment_checkpoint_bytes", "STEP_POLICIES", "training_step_bytes"),
-    "bilingual": ("say", "show_figures", "show_table", "tr"),
+    "allocator_history": ("cuda_timeline", "dump_snapshot"),
+    "bilingual": ("fill", "in_zh", "name_zh", "named", "say", "show_figures", "show_table", "tr"),
     "catalog": ("ACCELERATORS", "PUBLISHED", "TOKEN_BUDGETS"),
     "config": ("TransformerConfig",),
     "data": ("get_batch", "open_tokens", "resident_bytes", "write_tokens"),
@@ -70,8 +73,9 @@ READER: dict[str, tuple[str, ...]] = {
                  "peak_or_none", "tf32_enabled"),
     "memory": ("SavedTensorsRecorder", "gradient_bytes", "naming_tensors", "optimizer_state_bytes",
                "parameter_bytes", "tensor_bytes", "tensors_in", "training_memory"),
-    "mixed_precision": ("CountCasts", "autocast_dtypes", "fp8_roundtrip", "matmul_precision", "typical_error",
-                        "unchanged_fraction"),
+    "memory_timeline": ("CATEGORIES", "predicted_timeline", "record_step"),
+    "mixed_precision": ("CountCasts", "E2M1_VALUES", "autocast_dtypes", "e2m1_round", "fp8_roundtrip",
+                        "matmul_precision", "nvfp4_roundtrip", "typical_error", "unchanged_fraction"),
     "models": ("Cruncher", "Linear", "cruncher_num_parameters", "end_to_end", "num_parameters"),
     "napkin": ("PRECISIONS", "training_flops"),
     "optim": ("AdaGrad", "Adam", "AdamW", "Momentum", "RMSProp", "SGD", "TeachingOptimizer", "fused_adamw_supported",
@@ -82,7 +86,9 @@ READER: dict[str, tuple[str, ...]] = {
     "step_memory": ("cuda_peak_step", "state_after_adamw_step"),
     "tensors": ("contiguous_strides", "cuda_block_bytes", "describe_layout", "element_offset",
                 "element_offsets", "memory_bytes", "new_tensors", "same_storage", "storage_bytes", "storage_view"),
-    "timing": ("benchmark", "copy_bandwidth", "host_to_device_copy", "read_bandwidth"),
+    "op_profile": ("profile_step",),
+    "timing": ("benchmark", "copy_bandwidth", "host_to_device_copy", "read_bandwidth",
+               "matmul_ceiling", "ceiling_shapes"),
     "training": ("load_checkpoint", "read_checkpoint", "regression_batch", "save_checkpoint", "set_seed",
                  "train", "train_step"),
     "transformer_accounting": ("approx_parameters", "attention_flop_share", "attention_flops_per_token",
@@ -95,6 +101,7 @@ READER: dict[str, tuple[str, ...]] = {
 READER_MODULES: dict[str, str] = {
     "hardware": "hardware", "napkin": "napkin", "presets": "presets", "results": "results",
     "cluster": "distributed.cluster", "nccl": "distributed.nccl", "worker": "distributed.worker",
+    "parallelism": "distributed.parallelism",
 }
 _HOME = {name: module for module, names in READER.items() for name in names}
 

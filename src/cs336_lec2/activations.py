@@ -120,7 +120,7 @@ def activation_bytes_per_layer(
 
 def korthikanti_activation_bytes(
     seq_len: int, batch: int, hidden: int, num_heads: int, *, recompute: str = "none",
-    tensor_parallel: int = 1, sequence_parallel: bool = False,
+    tensor_parallel: int = 1, sequence_parallel: bool = False, dropout: bool = True,
 ) -> int:
     """Korthikanti et al. (2022), table 2: bytes per layer of a GPT block on one GPU.
 
@@ -133,6 +133,8 @@ def korthikanti_activation_bytes(
     - ``"selective"`` (the attention core recomputed): the same without the ``5as²b`` term;
     - ``"full"``: ``2·sbh``, the 16-bit block input.
 
+    ``dropout=False`` drops the masks and the dropped-out probabilities (the paper's model has dropout):
+    ``32·sbh + 2·as²b`` at ``t = 1``, ``32·sbh`` selective; the replicated part is then ``8·sbh``.
     ``t`` divides ``num_heads`` and ``hidden`` (Megatron-LM's rule), so every count is a whole number.
     """
     s, b = check_int("seq_len", seq_len, minimum=1), check_int("batch", batch, minimum=1)
@@ -140,12 +142,14 @@ def korthikanti_activation_bytes(
     recompute = check_choice("recompute", recompute, RECOMPUTE)
     t = check_int("tensor_parallel", tensor_parallel, minimum=1)
     split = check_bool("sequence_parallel", sequence_parallel)
+    masks = check_bool("dropout", dropout)
     if a % t or h % t:
         raise ValueError(f"tensor_parallel must divide num_heads={a} and hidden={h}, got {t}")
     if recompute == "full":
         return 2 * s * b * h
-    attention_core = 5 * a * s * s * b // t if recompute == "none" else 0
-    replicated = 10 * s * b * h // t if split else 10 * s * b * h
+    attention_core = (5 if masks else 2) * a * s * s * b // t if recompute == "none" else 0
+    replicated = (10 if masks else 8) * s * b * h
+    replicated = replicated // t if split else replicated
     return replicated + 24 * s * b * h // t + attention_core
 
 
@@ -196,10 +200,12 @@ def training_step_bytes(config: TransformerConfig, batch: int, seq_len: int, pol
     """Bytes of one mixed-precision AdamW step of a GPT model (``d_ff = 4·d``), ``batch`` sequences in flight.
 
     16 bytes for each parameter, Korthikanti's 16-bit activations of the ``L`` layers under ``policy``
-    (:data:`STEP_POLICIES`), and the fp32 logits with their gradient (``2·4·BTV``):
+    (:data:`STEP_POLICIES`), with dropout's masks only when ``config.dropout > 0``, and the fp32
+    logits with their gradient (``2·4·BTV``):
 
-    - ``"none"``, ``"selective"``: ``L`` layers at that policy's bytes (``34sbh + 5as²b``, ``34sbh``);
-    - ``"full"``: ``L`` block inputs (``2sbh``) plus the one block being recomputed (``34sbh``);
+    - ``"none"``, ``"selective"``: ``L`` layers at that policy's bytes (``32sbh + 2as²b``, ``32sbh``
+      without dropout; ``34sbh + 5as²b``, ``34sbh`` with it);
+    - ``"full"``: ``L`` block inputs (``2sbh``) plus the one block being recomputed (``32sbh`` or ``34sbh``);
     - ``"sqrt(L) segments"``: every ``round(√L)``-th block input kept, one segment of blocks recomputed
       at a time (:func:`segment_checkpoint_bytes`).
 
@@ -212,7 +218,8 @@ def training_step_bytes(config: TransformerConfig, batch: int, seq_len: int, pol
     state = ADAMW_MIXED_BYTES_PER_PARAM * parameter_count(c).total
     if b == 0:
         return state
-    layer = {p: korthikanti_activation_bytes(s, b, c.d_model, c.num_heads, recompute=p) for p in RECOMPUTE}
+    layer = {p: korthikanti_activation_bytes(s, b, c.d_model, c.num_heads, recompute=p, dropout=c.dropout > 0)
+             for p in RECOMPUTE}
     if policy in ("none", "selective"):
         acts = c.num_layers * layer[policy]
     elif policy == "full":

@@ -80,9 +80,101 @@ def language() -> str | None:
     return _language
 
 
-def tr(en: str, zh: str) -> str:
-    """The package's own words in the language a notebook reads in (English where it reads in both)."""
+class Bilingual(str):
+    """English text that carries its Chinese (``.zh``): what :func:`tr` returns where a notebook reads in
+    both languages, so that a message raised there can still be shown in Chinese (:func:`in_zh`)."""
+
+    zh: str
+
+    def __new__(cls, en: str, zh: str) -> Bilingual:
+        text = super().__new__(cls, en)
+        text.zh = zh
+        return text
+
+    def __getnewargs__(self) -> tuple[str, str]:  # type: ignore[override]  # pickle and copy keep both
+        return str(self), self.zh
+
+
+def tr(en: str, zh: str | None = None) -> str:
+    """Words in the language a notebook reads in; where it reads in both, the English text carrying its
+    Chinese (a :class:`Bilingual`: a table shows it under each header in its language).
+
+    The package calls ``tr(en, zh)``; a chapter writes ``tr(en=..., zh=...)``, which an edition's
+    notebook reads as ``tr(text)``: one text, already in its language, returned as it is.
+    """
+    if zh is None:
+        return _text(en, "text")
+    if _language is None:
+        return Bilingual(en, zh)
     return zh if _language == "zh" else en
+
+
+# The Chinese names of the package's identifiers that a chapter shows as labels (a table's rows, a
+# legend): training-state parts, precision recipes, recomputation policies, ZeRO stages, optimizers.
+NAMES_ZH = {
+    "params": "参数", "grads": "梯度", "optimizer_state": "优化器状态", "activations": "激活值",
+    "total": "合计", "fp32": "fp32", "mixed_bf16": "bf16 混合精度",
+    "none": "不重计算", "none, flash": "不重计算 + flash 注意力", "selective": "选择性重计算",
+    "full": "完全重计算", "dp": "数据并行", "zero1": "ZeRO-1", "zero2": "ZeRO-2", "zero3": "ZeRO-3",
+    "SGD": "SGD", "Momentum": "动量法", "AdaGrad": "AdaGrad", "RMSProp": "RMSProp", "Adam": "Adam",
+    "AdamW": "AdamW", "sgd": "SGD", "sgd_momentum": "带动量的 SGD", "adagrad": "AdaGrad",
+    "adam": "Adam", "adamw": "AdamW",
+    "randn (scale 1)": "randn（不缩放）", "randn / sqrt(d)": "randn / sqrt(d)", "randn / d": "randn / d",
+}
+
+
+def name_zh(identifier: str) -> str:
+    """The Chinese name of one of the package's identifiers (:data:`NAMES_ZH`)."""
+    try:
+        return NAMES_ZH[identifier]
+    except KeyError:
+        raise ValueError(f"no Chinese name for {identifier!r}; known: {sorted(NAMES_ZH)}") from None
+
+
+def named(identifier: str) -> str:
+    """An identifier as a label in the notebook's language: ``tr(identifier, name_zh(identifier))``."""
+    return tr(identifier, name_zh(identifier))
+
+
+def in_zh(said: object) -> str:
+    """The Chinese of a text :func:`tr` made, or of an exception's message made by it; anything else
+    (a library's message, a text already in one language) as it is."""
+    if isinstance(said, OSError) and isinstance(said.strerror, Bilingual):  # OSError(errno, message)
+        return str(said).replace(said.strerror, said.strerror.zh)
+    if isinstance(said, BaseException):
+        first = said.args[0] if len(said.args) == 1 else None
+        return first.zh if isinstance(first, Bilingual) else str(said)
+    return said.zh if isinstance(said, Bilingual) else str(said)
+
+
+NO_LINE_START = "，。、；：！？）》”’"
+_WIDE = "\u2e80-\u9fff\u3000-\u303f\uff00-\uffef"  # CJK characters and full-width marks
+
+
+def fill(text: str, width: int = 88, indent: str = "", subsequent: str | None = None) -> str:
+    """``textwrap.fill`` that counts display columns (a CJK character takes two) and may break between
+    two CJK characters, so that Chinese lines stay within ``width`` columns too. A line never starts
+    with a closing mark (，。）…): the word before it goes down with it."""
+    import re
+
+    rest = indent if subsequent is None else subsequent
+    lines: list[str] = []
+    for paragraph in text.splitlines() or [""]:
+        words: list[str] = []  # the tokens of the line being filled
+        head = indent
+        # tokens: a code span (``x, y`` or `x`) or an English title quoted in Chinese (“A Title”) with
+        # what sticks to it, one CJK character or full-width mark, or a run of other non-space
+        # characters; each with the spaces after it
+        for token in re.findall(rf"(?:``[^`]+``|`[^`]+`|[^\s“{_WIDE}]*“[^“”{_WIDE}]+”)[^\s{_WIDE}]* *|[{_WIDE}] *"
+                                rf"|[^\s{_WIDE}]+ *| +", paragraph):
+            if words and display_width(head + "".join(words) + token.rstrip()) > width:
+                carry = [words.pop()] if token[0] in NO_LINE_START and len(words) > 1 else []
+                lines.append((head + "".join(words)).rstrip())
+                head, words = rest, carry
+            words.append(token)
+        lines.append((head + "".join(words)).rstrip())
+        indent = rest
+    return "\n".join(lines)
 
 
 def _pair(text: object, pair: dict[str, object], name: str) -> dict[str, str] | None:
@@ -159,6 +251,9 @@ def show_table(rows: Sequence[Sequence[object]], header: Sequence[str] | None = 
                en: Sequence[str] | None = None, zh: Sequence[str] | None = None) -> None:
     """Show a table (cells already formatted) under one ``header``, or under an English and a Chinese one.
 
+    A cell made by :func:`tr` (a row label: ``tr("params", "参数")``) is English under the English
+    header and Chinese under the Chinese one.
+
     In the book it is an HTML table; its plain-text form (what nbval compares) is the same table in
     aligned columns.
     """
@@ -171,12 +266,15 @@ def show_table(rows: Sequence[Sequence[object]], header: Sequence[str] | None = 
     cells = [[str(c) for c in row] for row in rows]
     if any(len(row) != ncols for row in cells):
         raise ValueError(f"every row must have {ncols} cells")
+    # a cell made by tr(en, zh) (a row label) shows its Chinese under the Chinese header
+    cells_zh = [[in_zh(c) for c in row] for row in rows]
     if _shell() is None:
-        for head in headers.values():
-            print(_table_text(head, cells))
+        for lang, head in headers.items():
+            print(_table_text(head, cells_zh if lang == "zh" else cells))
         return
     for lang, head in headers.items():
-        data = {"text/plain": _table_text(head, cells), "text/html": _table_html(head, cells)}
+        shown = cells_zh if lang == "zh" else cells
+        data = {"text/plain": _table_text(head, shown), "text/html": _table_html(head, shown)}
         _publish(data, {} if lang is None or len(headers) == 1 else {LANG_KEY: lang})
 
 

@@ -33,7 +33,7 @@ import math
 import numbers
 import re
 from collections.abc import Iterator, Mapping
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from fractions import Fraction
 from typing import Any, Literal
 
@@ -84,7 +84,7 @@ DEFAULTS: dict[str, Any] = {
     "model": "gpt2-small", **preset_architecture("gpt2-small"),
     "seq_len": 1024, "micro_batch": 8, "grad_accum": 1, "tokens": 10**10, "gpu": "h100-sxm", "num_gpus": 8, "mfu": 0.4,
     "tf32": False, "precision": "mixed_bf16", "optimizer": "adamw", "stage": "dp", "recompute": "none",
-    "flash_attention": True,
+    "flash_attention": True, "nvls": True, "reduce_fp32": True,
 }
 
 # The largest value each whole-number input takes: far beyond any published run (Llama 3 405B: 126
@@ -142,11 +142,13 @@ FIELDS: dict[str, Field] = {f.key: f for f in (
     *_ints("hardware", (("num_gpus", "gpus"),)),
     Field("mfu", "mfu", "real", "hardware", 1, minimum=MFU_MIN),
     Field("tf32", "tf32", "bool", "hardware"),
+    Field("nvls", "nvls", "bool", "hardware"),  # NVLink SHARP (NVLS) all-reduces on the node's NVSwitch
     Field("precision", "prec", "choice", "recipe", options=tuple(PRECISIONS)),
     Field("optimizer", "opt", "choice", "recipe", options=tuple(OPTIMIZER_STATES)),
     Field("stage", "zero", "choice", "recipe", options=tuple(STAGES)),
     Field("recompute", "recomp", "choice", "recipe", options=tuple(RECOMPUTE)),
     Field("flash_attention", "flash", "bool", "recipe"),
+    Field("reduce_fp32", "rfp32", "bool", "recipe"),  # gradients reduced in fp32 (autocast DDP, FSDP2, Megatron)
 )}
 URL_KEYS = {key: f.url for key, f in FIELDS.items()}  # the short name of each input in the page's address
 
@@ -188,8 +190,8 @@ RULES: dict[str, Rule] = {r.code: r for r in (
 # the page reads an address by dropping bad fields one at a time in this order (calculator_url.read_url).
 CHECKS = ("vocab_size", "context_length", "num_layers", "d_model", "num_heads", "num_kv_heads", "d_ff", "seq_len",
           "micro_batch", "num_gpus", "grad_accum", "head_size", "gated_mlp", "tied_embeddings", "bias", "tf32",
-          "flash_attention", "dropout", "kv", "heads", "norm", "positions", "rope", "context", "tokens", "gpu",
-          "precision", "optimizer", "stage", "recompute", "mfu", "hfu")
+          "nvls", "reduce_fp32", "flash_attention", "dropout", "kv", "heads", "norm", "positions", "rope", "context",
+          "tokens", "gpu", "precision", "optimizer", "stage", "recompute", "mfu", "hfu")
 # The sizes the rules tie together: when a default breaks a rule with the sizes an address gives, the
 # page drops them all and keeps the rest (calculator_url.read_url).
 LINKED = (*ARCHITECTURE, "seq_len")
@@ -369,7 +371,7 @@ def calculate(config: Mapping[str, Any]) -> dict[str, Any]:
         per_gpu = Fraction(round(zero_memory(gpus, gpus, stage, **recipe).total), gpus)
         largest[stage] = max_trainable_params(card.memory_bytes, per_gpu)
 
-    widths = {"bytes_per_value": recipe["param_bytes"], "reduce_bytes": recipe["grad_bytes"]}  # gathers, reductions
+    widths = {"bytes_per_value": recipe["param_bytes"], "reduce_bytes": reduce_width(c)}  # gathers, reductions
     communication = {"bytes_per_step": step_communication(n, gpus, c["stage"], **widths),
                      "tokens_per_step": gpus * batch * seq, **_cluster_time(c, n, peak)}
     # An optimizer step: grad_accum micro-batches on every GPU, at the MFU (which counts every overhead)
@@ -382,13 +384,21 @@ def calculate(config: Mapping[str, Any]) -> dict[str, Any]:
             "largest_model": largest, "communication": communication, "step": step}
 
 
+def reduce_width(c: Mapping[str, Any]) -> int:
+    """Bytes per value a gradient reduction moves: 4 with ``reduce_fp32``, else the recipe's gradient width."""
+    return 4 if c["reduce_fp32"] else PRECISIONS[c["precision"]].grad
+
+
 def _cluster_time(c: Mapping[str, Any], n: int, peak: float | None) -> dict[str, Any]:
     """Seconds of a step's collectives on the card's DGX nodes and the tokens per GPU whose compute hides them.
 
     Chapter 14's model (:mod:`cs336_lec2.distributed.cluster`, NCCL's fastest algorithm per call): DDP
     (``dp``) all-reduces 1 MiB, then 25 MiB buckets during the backward pass only (4 FLOPs per parameter
     per token); ZeRO-1/2 too (4); ZeRO-3 / FSDP, one call per unit of a per-block wrapping (``L + 2``),
-    prefetches parameters during forward too (6).
+    prefetches parameters during forward too (6). Gathers move the weights' width; reductions move
+    fp32 when ``reduce_fp32`` (autocast + DDP all-reduces fp32 gradients, FSDP2's ``reduce_dtype``,
+    Megatron-Core's fp32 all-reduce for bf16), else the gradients' width. ``nvls`` off: NCCL without
+    NVLink SHARP (``NCCL_NVLS_ENABLE=0``), rings and trees only.
     Compute runs at the dense peak times MFU. ``None`` where the card has no node in
     :data:`~cs336_lec2.distributed.cluster.CLUSTERS` or the GPUs do not fill whole nodes of 8.
     """
@@ -397,8 +407,10 @@ def _cluster_time(c: Mapping[str, Any], n: int, peak: float | None) -> dict[str,
     if cluster is None or (gpus > cluster.gpus_per_node and gpus % cluster.gpus_per_node):
         return {"seconds_per_step": None, "breakeven_tokens_per_gpu": None}
     bucket, first = (DDP_BUCKET_BYTES, DDP_FIRST_BUCKET_BYTES) if stage == "dp" else (None, None)
-    p = PRECISIONS[c["precision"]]  # gathers move the weights' width, reductions the gradients'
-    seconds = step_seconds(stage, n, gpus, cluster, bytes_per_value=p.param, reduce_bytes=p.grad,
+    p = PRECISIONS[c["precision"]]  # gathers move the weights' width, reductions fp32 or the gradients'
+    if not c["nvls"]:
+        cluster = replace(cluster, nvls=0.0)
+    seconds = step_seconds(stage, n, gpus, cluster, bytes_per_value=p.param, reduce_bytes=reduce_width(c),
                            bucket_bytes=bucket, first_bucket_bytes=first, units=c["num_layers"] + 2)
     hide = 6 if stage == "zero3" else 4
     even = None if peak is None else breakeven_tokens(seconds, n, peak * c["mfu"], flops_per_param=hide)

@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any
 
+from .bilingual import Bilingual
 from .checks import check_int, check_positive_real, check_real
 from .config import TransformerConfig
 from .transformer_accounting import ParameterCount, parameter_count
@@ -181,10 +182,14 @@ _SRC_L4 = "NVIDIA L4 Tensor Core GPU datasheet, https://www.nvidia.com/en-us/dat
 _SRC_L40S = "NVIDIA L40S GPU datasheet, https://www.nvidia.com/en-us/data-center/l40s/"
 _SRC_A100 = ("NVIDIA A100 Tensor Core GPU datasheet, https://www.nvidia.com/content/dam/en-zz/Solutions/"
              "Data-Center/a100/pdf/nvidia-a100-datasheet-us-nvidia-1758950-r4-web.pdf")
-_SRC_H100 = ("NVIDIA H100 Tensor Core GPU datasheet, https://www.nvidia.com/en-us/data-center/h100/; dense "
-             "tensor rates from table 3 of the NVIDIA H100 Tensor Core GPU Architecture whitepaper (editions after "
-             "the first GTC22 one, whose figures were preliminary), "
-             "https://resources.nvidia.com/en-us-tensor-core/gtc22-whitepaper-hopper")
+_SRC_H100 = Bilingual(  # its Chinese for the Chinese edition (chapter 1 shows it: bilingual.in_zh)
+    "NVIDIA H100 Tensor Core GPU datasheet, https://www.nvidia.com/en-us/data-center/h100/; dense "
+    "tensor rates from table 3 of the NVIDIA H100 Tensor Core GPU Architecture whitepaper (editions after "
+    "the first GTC22 one, whose figures were preliminary), "
+    "https://resources.nvidia.com/en-us-tensor-core/gtc22-whitepaper-hopper",
+    "“NVIDIA H100 Tensor Core GPU”数据手册，https://www.nvidia.com/en-us/data-center/h100/；稠密张量核心"
+    "算力取自白皮书“NVIDIA H100 Tensor Core GPU Architecture”的表 3（GTC22 首版之后的版本，首版的数字是"
+    "初步的），https://resources.nvidia.com/en-us-tensor-core/gtc22-whitepaper-hopper")
 _SRC_H200 = "NVIDIA H200 Tensor Core GPU datasheet, https://www.nvidia.com/en-us/data-center/h200/"
 _SRC_B200 = ("NVIDIA HGX B200 specifications (8-GPU figures / 8), https://www.nvidia.com/en-us/data-center/hgx/")
 _SRC_3090 = ("NVIDIA Ampere GA102 GPU Architecture whitepaper (RTX 3090 column), https://www.nvidia.com/content/"
@@ -288,7 +293,7 @@ class Cluster:
 
     ``nvlink`` and ``nic``: the bus bandwidth NCCL achieves on each, bytes/s one way. ``nvls``: the
     NVLS all-reduce's payload rate on one whole node (0: no NVLink SHARP). ``latency``: scales NCCL's
-    latency table (1: as tuned; 0: bandwidth alone).
+    latency table (1: as tuned; 0: bandwidth alone, with no size ramp either: nccl.ramp).
     """
 
     gpus_per_node: int = DGX_H100_GPUS
@@ -314,8 +319,8 @@ class Cluster:
 
 
 H100_CLUSTER = Cluster()  # DGX H100 nodes on NDR InfiniBand, as NCCL achieves them
-# The datasheet's links, no NVLS: the model before issue 29 (ring bandwidth at line rate).
-H100_DATASHEET = Cluster(nvlink=NVLINK_H100_SXM, nic=CONNECTX7_NDR, nvls=0.0)
+# The datasheet's links, no NVLS, bandwidth alone: the model before issue 29 (ring bandwidth at line rate).
+H100_DATASHEET = Cluster(nvlink=NVLINK_H100_SXM, nic=CONNECTX7_NDR, nvls=0.0, latency=0.0)
 
 # NVIDIA DGX A100 (https://developer.nvidia.com/blog/defining-ai-innovation-with-dgx-a100/): 8 A100 SXM
 # GPUs, NVSwitch (600 GB/s both directions: 12 NVLink 3 links), 8 single-port ConnectX-6 200 Gb/s HDR NICs.

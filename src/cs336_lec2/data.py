@@ -22,6 +22,7 @@ import numpy as np
 import numpy.typing as npt
 import torch
 
+from .bilingual import tr
 from .checks import check_int, check_path
 from .device import check_device
 from .safety import write_atomic as _write_atomically  # all or nothing: never a torn token file
@@ -55,10 +56,12 @@ def write_tokens(path: PathLike, tokens: npt.ArrayLike, dtype: npt.DTypeLike = n
     """
     path = check_path("path", path)
     if path.suffix.lower() == ".npy":
-        raise ValueError(
+        raise ValueError(tr(
             f"path must not end in .npy for a raw token file ({path.name}): np.load would expect a .npy "
-            "header and misread the tokens; name it .bin (or write a real .npy with np.save)"
-        )
+            "header and misread the tokens; name it .bin (or write a real .npy with np.save)",
+            f"原始词元文件的 path 不能以 .npy 结尾（{path.name}）：np.load 会按 .npy 文件头去读，从而读错"
+            "词元；请改名为 .bin（或用 np.save 写一个真正的 .npy）",
+        ))
     dt = _integer_dtype(dtype)
     array = np.asarray(tokens)
     if array.ndim != 1:
@@ -108,10 +111,11 @@ def open_tokens(path: PathLike, dtype: npt.DTypeLike | None = None) -> np.memmap
         is_npy = f.read(len(_NPY_MAGIC)) == _NPY_MAGIC
     if path.suffix.lower() == ".npy" or is_npy:
         if not is_npy:
-            raise ValueError(
+            raise ValueError(tr(
                 f"{path.name} is named .npy but has no .npy header: it looks like a raw token file; "
-                "rename it to .bin and open it again"
-            )
+                "rename it to .bin and open it again",
+                f"{path.name} 以 .npy 命名，却没有 .npy 文件头：它看来是原始词元文件；请改名为 .bin 后重新打开",
+            ))
         try:
             data = np.load(path, mmap_mode="r")
         except (ValueError, OSError, EOFError) as err:
@@ -183,10 +187,12 @@ def get_batch(
         raise ValueError(f"batch_size x (sequence_length + 1) = {batch_size * (sequence_length + 1):.3g} tokens: "
                          "more than one batch of this package holds (2**32)")
     if len(data) < sequence_length + 1:
-        raise ValueError(
+        raise ValueError(tr(
             f"sequence_length={sequence_length} needs windows of {sequence_length + 1} tokens (inputs plus "
-            f"one target), but data has only {len(data)} tokens"
-        )
+            f"one target), but data has only {len(data)} tokens",
+            f"sequence_length={sequence_length} 需要长为 {sequence_length + 1} 个词元的窗口（输入再加一个目标），"
+            f"但 data 只有 {len(data)} 个词元",
+        ))
     device = check_device("device", device)  # NoCudaError (a RuntimeError) where CUDA is missing
     if generator is not None and not isinstance(generator, torch.Generator):
         raise TypeError(f"generator must be a torch.Generator or None, got {type(generator).__name__}")

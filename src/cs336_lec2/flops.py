@@ -17,6 +17,7 @@ from torch.utils._python_dispatch import TorchDispatchMode
 from torch.utils._pytree import tree_flatten
 from torch.utils.flop_counter import FlopCounterMode
 
+from .bilingual import in_zh, tr
 from .checks import check_bool, check_count, check_positive_real, check_real
 from .hardware import Peak
 
@@ -106,29 +107,37 @@ def mfu(flops: float, seconds: float, peak: float | Peak, *, strict: bool = True
     secs = check_positive_real("seconds", seconds)
     if isinstance(peak, Peak):
         top, is_estimate = check_positive_real("peak", peak.flops), peak.is_estimate
-        what = f"{peak.dtype} peak of {peak.device_name}"
+        what = tr(f"{peak.dtype} peak of {peak.device_name}", f"{peak.device_name} 的 {peak.dtype} 峰值")
     else:
-        top, is_estimate, what = check_positive_real("peak", peak), False, "peak"
+        top, is_estimate, what = check_positive_real("peak", peak), False, tr("peak", "峰值")
     achieved = flops / secs
     ratio = achieved / top
     if ratio > 1:
         if is_estimate and not strict:
             return ratio
         told = f"MFU {ratio:.3g} > 1: {achieved:.4g} FLOP/s measured against a {what} of {top:.4g} FLOP/s. "
+        told_zh = f"MFU {ratio:.3g} > 1：测得 {achieved:.4g} FLOP/s，而{in_zh(what)}只有 {top:.4g} FLOP/s。"
         if is_estimate:
-            raise ImplausibleMFUError(
+            raise ImplausibleMFUError(tr(
                 told + "The peak is an ESTIMATE and it is too low for this machine (a higher boost clock, "
                 "more threads or wider vector or matrix units than assumed); pass a documented or measured peak "
-                "with peak_flops(..., override=...), or mfu(..., strict=False) to get the ratio anyway."
-            )
-        raise ImplausibleMFUError(
+                "with peak_flops(..., override=...), or mfu(..., strict=False) to get the ratio anyway.",
+                told_zh + "这个峰值是估算值，对本机偏低（加速时钟频率更高、线程更多，或向量、矩阵单元比假设的更宽）；"
+                "请用 peak_flops(..., override=...) 传入有文档可查或实测的峰值，或用 mfu(..., strict=False) "
+                "照样得到这个比值。",
+            ))
+        raise ImplausibleMFUError(tr(
             told + "Likely causes: a peak for the wrong dtype (a bf16 or TF32 run divided by the fp32 "
             "peak), dense FLOPs credited to a 2:4-sparse kernel that skips half of them (compare it with "
             "the sparse figure instead), a timing that missed torch.cuda.synchronize() or warm-up (so it "
             "measured a kernel launch, not the work), or FLOPs counted wrongly (e.g. a backward pass "
             "counted that never ran). Rarely, a card clocked above the boost clock its datasheet assumes (a "
-            "factory-overclocked GeForce card) passes its peak by a few per cent."
-        )
+            "factory-overclocked GeForce card) passes its peak by a few per cent.",
+            told_zh + "可能的原因：用错了数据类型的峰值（bf16 或 TF32 的运行除以了 fp32 峰值）；把稠密的浮点运算"
+            "次数算在了跳过一半运算的 2:4 稀疏内核上（应改为与稀疏峰值比较）；计时漏了 torch.cuda.synchronize() "
+            "或预热（测到的是内核启动，而不是计算本身）；或者浮点运算次数算错了（例如算进了并未执行的反向传播）。"
+            "少数情况下，显卡的时钟频率高于数据手册假设的加速时钟频率（出厂超频的 GeForce 显卡），会超出峰值百分之几。",
+        ))
     return ratio
 
 

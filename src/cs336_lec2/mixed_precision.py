@@ -7,6 +7,8 @@
 - :func:`fp8_roundtrip` and :func:`typical_error`: a tensor cast to fp8 and back, with or without a
   per-tensor scale, and the median relative error that cast made.
 - :func:`unchanged_fraction`: the share of weights an optimizer step left exactly as they were.
+- :data:`E2M1_VALUES` and :func:`nvfp4_roundtrip`: NVIDIA's 4-bit NVFP4, E2M1 values with one E4M3
+  scale per 16-value block and one fp32 scale per tensor.
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ import torch
 import torch.nn.functional as F
 from torch.utils._python_dispatch import TorchDispatchMode  # the hook torch's own tools use to see ops
 
+from .checks import is_bool, is_int
 from .floats import saturating_cast
 
 MATMUL_PRECISIONS = ("highest", "high", "medium")
@@ -96,6 +99,47 @@ def fp8_roundtrip(x: torch.Tensor, dtype: torch.dtype, scaled: bool) -> torch.Te
         raise TypeError(f"x must be a floating-point tensor, got {type(x).__name__}")
     scale = torch.finfo(dtype).max / x.abs().max() if scaled else torch.tensor(1.0, device=x.device)
     return saturating_cast(x * scale, dtype).float() / scale
+
+
+# fp4 E2M1 (OCP Microscaling spec v1.0): bias 1, no inf or NaN. Code 2e + m is (m / 2) for e = 0
+# (subnormal) and (1 + m / 2) * 2**(e - 1) otherwise: 0, 0.5, 1, 1.5, 2, 3, 4, 6.
+E2M1_VALUES: tuple[float, ...] = tuple(m / 2 if e == 0 else (1 + m / 2) * 2.0 ** (e - 1)
+                                       for e in range(4) for m in range(2))
+
+
+def e2m1_round(x: torch.Tensor) -> torch.Tensor:
+    """``x`` rounded to the nearest E2M1 value, ties to the even code (mantissa bit 0), saturating at ±6."""
+    if not isinstance(x, torch.Tensor) or not x.is_floating_point():
+        raise TypeError(f"x must be a floating-point tensor, got {type(x).__name__}")
+    grid = torch.tensor(E2M1_VALUES, dtype=torch.float64, device=x.device)
+    distance = (x.double().abs().clamp(max=grid[-1]).unsqueeze(-1) - grid).abs()
+    nearest = distance == distance.min(dim=-1, keepdim=True).values
+    even = torch.arange(len(grid), device=x.device) % 2 == 0
+    code = (2 * nearest.int() + (nearest & even).int()).argmax(dim=-1)  # a tie: the even code
+    return (grid[code] * x.double().sign()).to(x.dtype)
+
+
+def nvfp4_roundtrip(x: torch.Tensor, block_size: int = 16) -> torch.Tensor:
+    """``x`` quantised to NVFP4 and back to fp32, by NVIDIA's two-level rule.
+
+    An fp32 per-tensor scale maps the largest block's scale onto E4M3's top, ``amax / (6 * 448)``;
+    each block of ``block_size`` consecutive values (16 in NVFP4) gets the scale ``block amax / 6``,
+    stored in E4M3 relative to the tensor's; the values divided by it are rounded to E2M1
+    (:func:`e2m1_round`). ``block_size=x.numel()`` gives one scale for the whole tensor.
+    """
+    if not isinstance(x, torch.Tensor) or not x.is_floating_point():
+        raise TypeError(f"x must be a floating-point tensor, got {type(x).__name__}")
+    if is_bool(block_size) or not is_int(block_size) or block_size < 1 or x.numel() % block_size:
+        raise ValueError(f"block_size must be a positive divisor of x.numel() = {x.numel()}, got {block_size!r}")
+    blocks = x.float().reshape(-1, block_size)
+    tensor_scale = blocks.abs().max() / (E2M1_VALUES[-1] * torch.finfo(torch.float8_e4m3fn).max)
+    if tensor_scale == 0:
+        return torch.zeros_like(x, dtype=torch.float32)
+    block_amax = blocks.abs().amax(dim=-1, keepdim=True)
+    stored = saturating_cast(block_amax / E2M1_VALUES[-1] / tensor_scale, torch.float8_e4m3fn)
+    scale = stored.float() * tensor_scale
+    values = e2m1_round(torch.where(scale > 0, blocks / scale, 0.0))
+    return (values * scale).reshape(x.shape)
 
 
 def typical_error(x: torch.Tensor, y: torch.Tensor) -> float:

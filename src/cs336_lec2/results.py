@@ -41,7 +41,8 @@ def publish(kind: str, **fields: Any) -> dict[str, Any]:
     """Record one measurement and return it.
 
     ``kind`` is one of :data:`KINDS`; a ``matmul`` record carries ``dtype``, ``m``, ``k``, ``n``,
-    ``flops_per_sec``, ``mfu`` and ``peak_source``; a ``memory`` record ``label``,
+    ``flops_per_sec``, ``mfu`` and ``peak_source`` (and, from chapter 5's sweep, ``ceiling_flops``,
+    ``ceiling_shape`` and ``mfu_ceiling``: the measured ceiling and the MFU against it); a ``memory`` record ``label``,
     ``estimate_bytes`` and ``measured_bytes``; a ``timing`` record ``label`` and ``seconds``.
     """
     if kind not in KINDS:

@@ -18,6 +18,8 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import BinaryIO
 
+from .bilingual import in_zh, tr
+
 
 def _mode_for(target: Path) -> int:
     try:
@@ -45,8 +47,9 @@ def write_atomic(target: str | os.PathLike[str], write: Callable[[BinaryIO], obj
     except BaseException as err:
         Path(tmp).unlink(missing_ok=True)
         if isinstance(err, OSError):  # say which file, and that the old one is safe (no tmp path: stable text)
-            message = (f"writing {target.name} failed ({err.strerror or err}); "
-                       "the earlier file of that name is untouched")
+            message = tr(f"writing {target.name} failed ({err.strerror or err}); "
+                         "the earlier file of that name is untouched",
+                         f"写入 {target.name} 失败（{err.strerror or in_zh(err)}）；同名的旧文件原样保留")
             raise (OSError(err.errno, message) if err.errno is not None else OSError(message)) from err
         raise
     if hasattr(os, "O_DIRECTORY"):  # make the rename itself durable (POSIX)

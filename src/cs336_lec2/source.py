@@ -10,10 +10,17 @@ the code that runs. ``show_source(fn, full=True)`` shows everything.
 from __future__ import annotations
 
 import ast
+import hashlib
 import inspect
+import io
+import json
+import re
 import textwrap
+import tokenize
+from functools import cache
+from importlib import resources
 from pathlib import PurePath
-from typing import Any
+from typing import Any, NamedTuple
 
 from .checks import check_bool
 
@@ -287,22 +294,198 @@ def elide_checks(code: str, where: tuple[str, int] = ("?", 1)) -> str:
     return "\n".join(out) + "\n"
 
 
+# --- The Chinese edition's listings: the docstrings and comments in Chinese (issue 38) ---------------
+# ``source_zh.json``: listing key -> {"english": fingerprint of the English docstrings and comments the
+# listing shows, "zh": {English text: Chinese}}. The fingerprint covers those words only, never the code,
+# so a code change leaves a translation valid and a changed comment invalidates it
+# (tests/test_source_zh.py).
+ZH_FILE = "source_zh.json"
+_NOTES_ZH = (  # the comments elide_checks writes, in Chinese
+    (re.compile(r"… argument checks elided \(full source: (\S+), line (\d+)\)"),
+     r"… 省略了参数检查（完整源码：\1 第 \2 行）"),
+    (re.compile(r"… (\w+)\(\) elided: argument checks only \(full source: (\S+), line (\d+)\)"),
+     r"… 省略了 \1()：其中只有参数检查（完整源码：\2 第 \3 行）"),
+    (re.compile(r"… more checks elided"), "… 省略了更多检查"),
+    (re.compile(r"; they set (.+)$"), r"；这些检查还设置了 \1"),
+    (re.compile(r"^(\s*)\(they set (.+)\)$"), r"\1（这些检查还设置了 \2）"),
+    (re.compile(r"… raises (\w+) \(error message elided\)"), r"… 抛出 \1（省略了错误信息）"),
+    (re.compile(r"… checks \(error message elided\)"), "… 检查（省略了错误信息）"),
+)
+
+
+def listing_key(obj: Any, full: bool = False) -> str:
+    """The key of ``obj``'s listing in :data:`ZH_FILE`: ``module.qualname``, `` (full)`` for a whole one."""
+    target = obj.fget if isinstance(obj, property) and obj.fget is not None else obj
+    target = inspect.unwrap(target)
+    return f"{target.__module__}.{target.__qualname__}" + (" (full)" if full else "")
+
+
+def listing(obj: Any, full: bool = False) -> str:
+    """The code :func:`show_source` shows for ``obj`` (English docstrings and comments)."""
+    if isinstance(obj, property) and obj.fget is not None:  # a property shows its getter
+        obj = obj.fget
+    code = source_of(obj)
+    return code if full else elide_checks(code, _where(obj))
+
+
+class _Words(NamedTuple):
+    """A docstring, or a comment (a run of whole-line comments at one column is one), in a listing."""
+
+    kind: str  # "doc" or "comment"
+    first: int  # first and last line (1-based)
+    last: int
+    col: int  # where the string or the "#" starts
+    end_col: int  # where the string ends on its last line
+    text: str  # the words, on one line
+    prefix: str  # the string's prefix and quotes (docstrings)
+
+
+PRAGMA = re.compile(r"^(type:|noqa|pragma|fmt:)")  # comments for tools: never translated
+
+
+def _words(code: str) -> list[_Words]:
+    """The docstrings and comments of ``code``, in order."""
+    found: list[_Words] = []
+    lines = code.splitlines()
+    starts_statement = True
+    for token in tokenize.generate_tokens(io.StringIO(code).readline):
+        (row, col), (end_row, end_col) = token.start, token.end
+        if token.type == tokenize.COMMENT:
+            text = token.string.lstrip("#").strip()
+            whole_line = not lines[row - 1][:col].strip()
+            last = found[-1] if found else None
+            if (whole_line and last is not None and last.kind == "comment" and last.last == row - 1
+                    and last.col == col and not lines[row - 2][:col].strip() and not text.startswith("…")
+                    and not last.text.startswith("…")):
+                found[-1] = last._replace(last=row, end_col=end_col, text=f"{last.text} {text}")
+            else:
+                found.append(_Words("comment", row, row, col, end_col, text, "#"))
+        elif token.type == tokenize.STRING and starts_statement and token.string.lstrip("rbuRBU")[:3] in {
+                '"""', "\'\'\'"}:
+            prefix = token.string[: len(token.string) - len(token.string.lstrip("rbuRBU")) + 3]
+            found.append(_Words("doc", row, end_row, col, end_col,
+                                " ".join(ast.literal_eval(token.string).split()), prefix))
+        if token.type not in (tokenize.COMMENT, tokenize.NL):
+            starts_statement = token.type in (tokenize.NEWLINE, tokenize.INDENT, tokenize.DEDENT)
+    return found
+
+
+def _is_note(text: str) -> bool:
+    """A comment :func:`elide_checks` adds, or one for a tool (``type: ignore``)."""
+    return text.startswith(("…", "(they set")) or bool(PRAGMA.match(text))
+
+
+def english_texts(code: str) -> list[str]:
+    """The English docstrings and comments a listing shows, without the notes :func:`elide_checks` adds."""
+    return [w.text for w in _words(code) if w.text and not _is_note(w.text)]
+
+
+def fingerprint(texts: list[str]) -> str:
+    """A short hash of a listing's English words: it changes when one of them does."""
+    return hashlib.sha256("\n".join(texts).encode("utf-8")).hexdigest()[:16]
+
+
+@cache
+def zh_translations() -> dict[str, dict[str, Any]]:
+    """The Chinese docstrings and comments of the listings (:data:`ZH_FILE`)."""
+    return json.loads(resources.files(__package__).joinpath(ZH_FILE).read_text(encoding="utf-8"))
+
+
+def _note_zh(text: str) -> str:
+    for pattern, chinese in _NOTES_ZH:
+        text = pattern.sub(chinese, text)
+    return text
+
+
+def translate_listing(code: str, key: str) -> str:
+    """``code`` (a listing) with its docstrings and comments in Chinese, from :data:`ZH_FILE`'s ``key``.
+
+    A text with no translation stays English (tests/test_source_zh.py finds it). Chinese is filled to
+    88 columns; a trailing comment that would pass them goes on its own line above its code.
+    """
+    from .bilingual import display_width, fill
+
+    zh = zh_translations().get(key, {}).get("zh", {})
+    lines = code.splitlines()
+    for w in reversed(_words(code)):  # from the end: earlier line numbers stay valid
+        head, tail = lines[w.first - 1][: w.col], lines[w.last - 1][w.end_col:]
+        indent = " " * w.col
+        if w.kind == "comment":
+            if _is_note(w.text):
+                new = [head + "#" + _note_zh(lines[w.first - 1][w.col + 1:])]
+            elif w.text in zh:
+                trailing = bool(head.strip())
+                at = len(head) - len(head.lstrip()) if trailing else w.col
+                filled = fill(zh[w.text], 88, " " * at + "# ").splitlines()
+                if trailing and display_width(head + "# " + zh[w.text]) <= 88:
+                    new = [head + "# " + zh[w.text]]
+                elif trailing:  # a trailing comment too long for its line: above the code
+                    new = [*filled, head.rstrip()]
+                else:
+                    new = filled
+            else:
+                continue
+        elif w.text in zh:
+            closing = lines[w.last - 1][: w.end_col - 3]
+            ends_alone = w.last > w.first and not closing.strip()
+            room = 88 - len(w.prefix) - (0 if ends_alone else 3)  # the quotes that open and close it
+            body = fill(zh[w.text], room, indent, indent)[w.col:].splitlines()
+            new = [head + w.prefix + body[0], *body[1:]]
+            new = [*new, closing + w.prefix[-3:] + tail] if ends_alone else [*new[:-1], new[-1] + w.prefix[-3:] + tail]
+        else:
+            continue
+        lines[w.first - 1: w.last] = new
+    return "\n".join(lines) + "\n"
+
+
 def show_source(obj: Any, *, full: bool = False) -> Any:
     """Display ``obj``'s source: highlighted Markdown in Jupyter, plain text elsewhere.
 
     By default the listing is :func:`elide_checks`'s: the idea, with the argument checks replaced by
-    a comment saying where the full source is; ``full=True`` shows every line. Returns the IPython
-    ``Markdown`` object (rendered by Jupyter) when IPython is present, else the source string, so the
-    cell's stored output is the same text on every machine.
+    a comment saying where the full source is; ``full=True`` shows every line. In Chinese (the zh
+    edition, :func:`~cs336_lec2.bilingual.set_language`) its docstrings and comments are Chinese
+    (:func:`translate_listing`); a notebook that reads in both languages shows both listings, each
+    tagged with its language. Returns the IPython ``Markdown`` object (rendered by Jupyter) when
+    IPython is present, else the source string, so the cell's stored output is the same text on every
+    machine.
     """
+    from . import bilingual
+
     full = check_bool("full", full)
-    if isinstance(obj, property) and obj.fget is not None:  # a property shows its getter
-        obj = obj.fget
-    code = source_of(obj)
-    if not full:
-        code = elide_checks(code, _where(obj))
+    code = listing(obj, full)
+    codes = {"en": code, "zh": translate_listing(code, listing_key(obj, full))}
+    reads = bilingual.language()
     try:
-        from IPython.display import Markdown
+        from IPython.display import Markdown  # noqa: F401  (present: the notebook form)
     except ImportError:  # plain Python: give back the text itself
-        return code
-    return Markdown(f"```python\n{code}```")
+        return codes[reads or "en"]
+    return _listing_type()(codes if reads is None else {reads: codes[reads]})
+
+
+@cache
+def _listing_type() -> type:
+    """The listing :func:`show_source` returns in Jupyter (made on first use: IPython is optional)."""
+    from IPython.display import Markdown
+
+    from . import bilingual
+
+    class Listing(Markdown):  # type: ignore[misc]
+        """Highlighted Markdown whose plain text is the code; in a notebook that reads in both languages,
+        shown once per language, each output tagged with its language (``.data``: the first)."""
+
+        def __init__(self, codes: dict[str, str]) -> None:
+            self.codes = codes
+            super().__init__(f"```python\n{next(iter(codes.values()))}```")
+
+        def __repr__(self) -> str:
+            return next(iter(self.codes.values()))
+
+        def _ipython_display_(self) -> None:
+            if bilingual._shell() is None:
+                print(repr(self))
+                return
+            for lang, text in self.codes.items():
+                bilingual._publish({"text/markdown": f"```python\n{text}```", "text/plain": text},
+                                   {bilingual.LANG_KEY: lang} if len(self.codes) > 1 else {})
+
+    return Listing

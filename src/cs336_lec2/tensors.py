@@ -183,24 +183,33 @@ def cuda_block_bytes(nbytes: int) -> int:
 
 
 class _NewTensors(TorchDispatchMode):
-    """Records the numel of every tensor an op returns with a storage of its own (not a view of an input)."""
+    """Records the numel of every tensor an op returns with a storage of its own.
+
+    A view of an input, or of a tensor an earlier op created, is not a new allocation: a ``clone`` or
+    ``bmm`` inside ``matmul`` is followed by an ``_unsafe_view`` of its fresh storage, counted once.
+    The created tensors are kept until the block ends, so a freed storage's address cannot be reused
+    and mistaken for one already seen.
+    """
 
     def __init__(self, inputs: Sequence[torch.Tensor]) -> None:
         super().__init__()
-        self.inputs, self.created = tuple(inputs), []
+        self.seen: list[torch.Tensor] = list(inputs)
+        self.created: list[int] = []
 
     def __torch_dispatch__(self, func: Any, types: Any, args: Any = (), kwargs: Any = None) -> Any:
         out = func(*args, **(kwargs or {}))
-        if isinstance(out, torch.Tensor) and not any(same_storage(out, t) for t in self.inputs):
+        if isinstance(out, torch.Tensor) and not any(same_storage(out, t) for t in self.seen):
             self.created.append(out.numel())
+            self.seen.append(out)
         return out
 
 
 def new_tensors(fn: Callable[..., Any], *inputs: torch.Tensor) -> list[int]:
     """Run ``fn(*inputs)`` and list the element counts of the tensors its aten ops create, in order.
 
-    A tensor that shares the storage of an input (a view, an ``expand``) is not new and is left out, so the
-    list shows what really gets allocated: a broadcast matmul copies its operands, an elementwise add does
+    A tensor that shares the storage of an input or of a tensor created before it (a view, an ``expand``,
+    the ``_unsafe_view`` that follows a ``bmm``) is not new and is left out, so the list shows what really
+    gets allocated, each storage once: a broadcast matmul copies its operands, an elementwise add does
     not. It hooks every op with a ``TorchDispatchMode``, as ``FlopCounterMode`` does.
     """
     if not callable(fn):

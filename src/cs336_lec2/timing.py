@@ -9,16 +9,18 @@ cuBLAS handle creation, kernel selection, allocator growth, cold caches).
 
 from __future__ import annotations
 
+import math
 import numbers
 import statistics
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
+from functools import partial
 from typing import Any
 
 import torch
 
-from .checks import check_int, is_bool
+from .checks import check_int, check_positive_real, is_bool
 from .device import device_arg
 
 MAX_SECONDS = 1e6  # one repeat of 11.6 days: a broken clock, never a timing
@@ -223,3 +225,65 @@ def host_to_device_copy(nbytes: int, device: str | torch.device) -> HostCopy:
     if not (pinned.is_pinned() and not pageable.is_pinned() and torch.equal(on_gpu.cpu(), pageable)):
         raise RuntimeError("the pinned copy did not arrive equal to its pageable source")
     return HostCopy(nbytes=pageable.nbytes, pageable_s=t_pageable, pinned_s=t_pinned, issue_s=t_issue)
+
+
+@dataclass(frozen=True)
+class Ceiling:
+    """The best matmul rate a sweep of shapes reached: the measured ceiling (FLOP/s) and its shape."""
+
+    flops_per_sec: float
+    shape: tuple[int, int, int]  # (m, k, n) of the fastest
+    tried: tuple[tuple[int, int, int], ...]  # every shape timed, in order
+    dtype: torch.dtype
+
+
+def ceiling_shapes(n: int, *, count: int = 20, multiple: int = 64) -> tuple[tuple[int, int, int], ...]:
+    """``count`` matmul shapes ``(m, k, n)`` around a target size ``n``, as ml-engineering's MAMF finder
+    sweeps them: squares at 1/2, 3/4, 1, 5/4 and 3/2 of ``n``, then each size with one dimension doubled;
+    sizes rounded up to a ``multiple`` (64: what tensor cores and vector units tile by)."""
+    n, count = check_int("n", n, minimum=1), check_int("count", count, minimum=1, maximum=MAX_REPEATS)
+    multiple = check_int("multiple", multiple, minimum=1)
+    sizes = dict.fromkeys(max(multiple, -(-round(n * f) // multiple) * multiple) for f in (1, 0.75, 1.25, 0.5, 1.5))
+    shapes = [(s, s, s) for s in sizes] + [shape for s in sizes for shape in ((2 * s, s, s), (s, 2 * s, s),
+                                                                             (s, s, 2 * s))]
+    return tuple(dict.fromkeys(shapes))[:count]
+
+
+def matmul_ceiling(
+    shapes: tuple[tuple[int, int, int], ...] | list[tuple[int, int, int]],
+    dtype: torch.dtype = torch.float32,
+    device: str | torch.device | None = None,
+    *,
+    warmup: int = 1,
+    repeats: int = 3,
+    budget_s: float | None = None,
+) -> Ceiling:
+    """The maximum achievable matmul FLOP/s over ``shapes`` (ml-engineering's MAMF): each ``(m, k, n)`` timed
+    by :func:`benchmark` (CUDA events on a GPU, ``perf_counter`` on a CPU), its FASTEST repeat kept, and
+    the best rate over all shapes returned with its shape. Inputs are random (as a model's are).
+    ``budget_s``: no new shape starts after this many seconds (the first always runs); ``tried`` says
+    which ran. A slow dtype (bf16 on a CPU without bf16 units) then costs the budget, not minutes."""
+    if not isinstance(dtype, torch.dtype) or not dtype.is_floating_point:
+        raise TypeError(f"dtype must be a floating-point torch.dtype such as torch.bfloat16, got {dtype!r}")
+    shapes = tuple((check_int("m", m, minimum=1), check_int("k", k, minimum=1), check_int("n", n, minimum=1))
+                   for m, k, n in shapes)
+    if not shapes:
+        raise ValueError("shapes must hold at least one (m, k, n)")
+    dev = device_arg("device", device)
+    budget = math.inf if budget_s is None else check_positive_real("budget_s", budget_s)
+    best: tuple[float, tuple[int, int, int]] = (0.0, shapes[0])
+    tried: list[tuple[int, int, int]] = []
+    begin = time.perf_counter()
+    for m, k, n in shapes:
+        if tried and time.perf_counter() - begin > budget:
+            break
+        tried.append((m, k, n))
+        a = torch.randn(m, k, device=dev, dtype=dtype)
+        b = torch.randn(k, n, device=dev, dtype=dtype)
+        seconds = benchmark(partial(torch.matmul, a, b), warmup=warmup, repeats=repeats, device=dev).min
+        if seconds > 0 and 2 * m * k * n / seconds > best[0]:
+            best = (2 * m * k * n / seconds, (m, k, n))
+        del a, b  # free them before the next shape
+    if best[0] <= 0:
+        raise RuntimeError("every matmul of the sweep timed at 0 s: the clock is too coarse")
+    return Ceiling(best[0], best[1], tuple(tried), dtype)

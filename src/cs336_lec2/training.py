@@ -30,6 +30,7 @@ import torch.nn.functional as F
 from torch import nn
 from tqdm import tqdm  # plain tqdm: tqdm.auto warns on stderr in Jupyter without ipywidgets
 
+from .bilingual import tr
 from .checks import check_bool, check_int, check_path, check_positive_real, is_bool
 from .device import check_device, device_arg
 from .models import Cruncher
@@ -67,7 +68,8 @@ def _check_plain(name: str, value: object) -> None:
         raise TypeError(f"{name} is a numpy {type(value).__name__}: weights-only loading refuses numpy objects; "
                         f"pass {value!r}.item() (a plain Python number) instead")
     elif value is not None and not isinstance(value, (bool, int, float, str, torch.Tensor)):
-        raise TypeError(f"{name} must hold only tensors and plain Python values, got {type(value).__name__}")
+        raise TypeError(tr(f"{name} must hold only tensors and plain Python values, got {type(value).__name__}",
+                           f"{name} 只能包含张量和 Python 的普通值，得到的是 {type(value).__name__}"))
 
 
 class CheckpointError(ValueError):

@@ -176,12 +176,13 @@ function badge(ok) {
 function commRows(comm, c) {
   const perGpu = c.micro_batch * c.seq_len;
   const p = DATA.precisions[c.precision], width = (b) => (b === 2 ? "bf16" : "fp32");
-  const rows = [[T.commDtypes, `${width(p.param)} / ${width(p.grad)}`], [T.bytes_per_step, bytes(comm.bytes_per_step)],
+  const rows = [[T.commDtypes, `${width(p.param)} / ${width(c.reduce_fp32 ? 4 : p.grad)}`], [T.bytes_per_step, bytes(comm.bytes_per_step)],
     [T.tokens_per_step, fmtInt.format(comm.tokens_per_step)], [T.tokens_per_gpu, fmtInt.format(perGpu)]];
   const k = DATA.clusters[c.gpu];
   if (!k) return [...rows, [T.network, T.noNetwork]];
   const gbs = (x) => `${x / 1e9} GB/s`;
-  rows.push([T.network, `${k.name}: NVLink ${gbs(k.nvlink)}, ${k.nics_per_node} × ${gbs(k.nic)}${T.perDirection}`]);
+  rows.push([T.network, `${k.name}: NVLink ${gbs(k.nvlink)}, ${k.nics_per_node} × ${gbs(k.nic)}${T.perDirection}`
+    + (k.nvls && c.nvls ? `; NVLS ${gbs(k.nvls * 14 / 8)}` : `; ${T.noNvls}`)]);
   if (comm.seconds_per_step === null) return [...rows, [T.seconds_per_step, T.wholeNodes]];
   rows.push([T.seconds_per_step, `${comm.seconds_per_step.toPrecision(3)} ${T.seconds}`]);
   if (comm.breakeven_tokens_per_gpu === null) return [...rows, [T.breakEven, T.noPeak]];

@@ -272,6 +272,16 @@
     "options": []
    },
    {
+    "key": "nvls",
+    "url": "nvls",
+    "kind": "bool",
+    "group": "hardware",
+    "maximum": null,
+    "minimum": 1,
+    "optional": false,
+    "options": []
+   },
+   {
     "key": "precision",
     "url": "prec",
     "kind": "choice",
@@ -333,6 +343,16 @@
    {
     "key": "flash_attention",
     "url": "flash",
+    "kind": "bool",
+    "group": "recipe",
+    "maximum": null,
+    "minimum": 1,
+    "optional": false,
+    "options": []
+   },
+   {
+    "key": "reduce_fp32",
+    "url": "rfp32",
     "kind": "bool",
     "group": "recipe",
     "maximum": null,
@@ -414,6 +434,8 @@
    "tied_embeddings",
    "bias",
    "tf32",
+   "nvls",
+   "reduce_fp32",
    "flash_attention",
    "dropout",
    "kv",
@@ -1017,7 +1039,9 @@
   "optimizer": "adamw",
   "stage": "dp",
   "recompute": "none",
-  "flash_attention": true
+  "flash_attention": true,
+  "nvls": true,
+  "reduce_fp32": true
  },
  "clusters": {
   "a100-sxm-40gb": {
@@ -1146,6 +1170,11 @@
   20400000000.0
  ],
  "nccl_ring_plateau": 1.4,
+ "nccl_ramp_bytes": {
+  "nvls": 1048576,
+  "ring": 50331648,
+  "tree": 50331648
+ },
  "token_budgets": {
   "llama2-7b": 2000000000000,
   "llama2-13b": 2000000000000,

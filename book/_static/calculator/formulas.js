@@ -194,6 +194,7 @@ const F = {
     const bus = nodes === 1 ? k.nvlink : Math.min(k.nvlink, k.nics_per_node * k.nic);
     let rate = bus * (nodes === 1 ? a.share : a.share_across);
     if (a.ll_cap) rate = Math.min(rate, DATA.nccl_ll_max_bus[Math.min(nodes, 3) - 1]);
+    rate *= F.ramp(a, payload, k);
     if (a.kind === "ring") {
       const steps = (allReduce ? 2 : 1) * (n - 1);
       const net = nodes === 1 ? 0 : allReduce ? 2 * nodes : nodes - 1;
@@ -208,7 +209,12 @@ const F = {
       return k.latency * (a.base + 2 * hops) + payload / (0.5 * rate);
     }
     if (nodes > 1 || n !== k.gpus_per_node || !k.nvls) return null;
-    return k.latency * (a.base + a.nvlink_hop) + payload / k.nvls;
+    return k.latency * (a.base + a.nvlink_hop) + payload / (k.nvls * F.ramp(a, payload, k));
+  },
+  // distributed.nccl.ramp: the share of the bandwidth a call of this size gets (1 for LL, or with latency 0)
+  ramp(a, payload, k) {
+    if (a.ll_cap || payload <= 0 || !k.latency) return 1;
+    return 1 / (1 + Math.sqrt(DATA.nccl_ramp_bytes[a.kind] / payload));
   },
   // distributed.nccl.fastest: NCCL's choice, the fastest row (seconds only)
   fastest(collective, payload, n, nodes, k) {
@@ -245,6 +251,11 @@ const F = {
   },
 };
 
+/** calculator.reduce_width: bytes per value a gradient reduction moves (4 in fp32, else the gradients'). */
+function reduceWidth(c) {
+  return c.reduce_fp32 ? 4 : DATA.precisions[c.precision].grad;
+}
+
 /** calculator._cluster_time: a step's collectives in seconds and the tokens per GPU that hide them. */
 function clusterTime(c, n, peak) {
   const k = DATA.clusters[c.gpu];
@@ -254,7 +265,8 @@ function clusterTime(c, n, peak) {
   const dp = c.stage === "dp";  // DDP: a first 1 MiB bucket, then 25 MiB ones
   const bucket = dp ? DATA.ddp_bucket_bytes : null, first = dp ? DATA.ddp_first_bucket_bytes : null;
   const p = DATA.precisions[c.precision];  // gathers move the weights' width, reductions the gradients'
-  const seconds = F.step_seconds(c.stage, n, c.num_gpus, p.param, bucket, first, k, p.grad, c.num_layers + 2);
+  const node = c.nvls ? k : { ...k, nvls: 0 };  // NVLS off: NCCL_NVLS_ENABLE=0, rings and trees only
+  const seconds = F.step_seconds(c.stage, n, c.num_gpus, p.param, bucket, first, node, reduceWidth(c), c.num_layers + 2);
   const hide = c.stage === "zero3" ? 6 : 4;
   const even = peak === null ? null : F.breakeven_tokens(seconds, n, peak * c.mfu, hide);
   return { seconds_per_step: seconds, breakeven_tokens_per_gpu: even };
@@ -389,7 +401,7 @@ function calculate(config) {
     largest[stage] = F.max_trainable_params(card.memory_bytes, ratioToNumber(perGpu, big(gpus)));
   }
   const communication = { bytes_per_step: F.step_communication(n, gpus, c.stage, recipe.param_bytes,
-    recipe.grad_bytes),
+    reduceWidth(c)),
     tokens_per_step: big(gpus) * big(batch) * big(seq), ...clusterTime(c, n, peak) };
   // an optimizer step: grad_accum micro-batches on every GPU, at the MFU (which counts every overhead)
   const globalTokens = big(gpus) * big(batch) * big(c.grad_accum) * big(seq);

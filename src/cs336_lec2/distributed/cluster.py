@@ -22,7 +22,7 @@ and achieved rates, with their sources) and the node of each card are facts of :
 from __future__ import annotations
 
 import math
-from dataclasses import asdict
+from dataclasses import asdict, replace
 
 from ..catalog import (  # noqa: F401  (chapter 14 reads them as cluster.X)
     CLUSTERS,
@@ -76,10 +76,13 @@ def bus_bandwidth(collective: str, payload_bytes: float, world_size: int, cluste
                   *, algorithm: str = "default") -> float:
     """nccl-tests' ``busbw`` (bytes/s) the model predicts: ring bytes over the time of one call.
 
-    ``algorithm``: ``"default"`` (NCCL's choice, :func:`fastest_algorithm`) or ``"ring"`` (the
-    fastest ring protocol, as with ``NCCL_ALGO=Ring``).
+    ``algorithm``: ``"default"`` (NCCL's choice, :func:`fastest_algorithm`), ``"ring"`` (the
+    fastest ring protocol, as with ``NCCL_ALGO=Ring``) or ``"no_nvls"`` (NCCL's choice with NVLS
+    switched off, ``NCCL_NVLS_ENABLE=0``: SHARP disabled).
     """
-    check_choice("algorithm", algorithm, ("default", "ring"))
+    check_choice("algorithm", algorithm, ("default", "ring", "no_nvls"))
+    if algorithm == "no_nvls":  # NCCL_NVLS_ENABLE=0: NCCL's choice among the rest
+        cluster = replace(cluster, nvls=0.0)
     seconds, _ = fastest_algorithm(collective, payload_bytes, world_size, cluster)
     if algorithm == "ring":
         n, nodes = _check_world(world_size, cluster)
@@ -155,20 +158,24 @@ def step_seconds(
 
 def hsdp_step_seconds(
     num_params: int, world_size: int, cluster: Cluster = H100_CLUSTER, *, bytes_per_value: int = 2,
+    reduce_bytes: int | None = None,
 ) -> tuple[float, float]:
     """(inside, across): seconds of HSDP's collectives per step, sharded in a node, replicated across.
 
-    Inside each node, ZeRO-3 over its ``g`` GPUs on NVLink (:func:`step_seconds`). Across nodes,
-    each GPU all-reduces the gradients of its ``Ψ / g`` shard with the GPUs of the same local rank,
-    one per node, over its own NIC. The two run on different links and can overlap.
+    Inside each node, ZeRO-3 over its ``g`` GPUs on NVLink (:func:`step_seconds`: weights gathered in
+    ``bytes_per_value``, gradients reduced in ``reduce_bytes``, default the same). Across nodes, each
+    GPU all-reduces the gradients of its ``Ψ / g`` shard (``reduce_bytes`` each) with the GPUs of the
+    same local rank, one per node, over its own NIC. The two run on different links and can overlap.
     """
     n, nodes = _check_world(world_size, cluster)
     g = min(n, cluster.gpus_per_node)
     psi = check_int("num_params", num_params, minimum=0, max_bits=512)
-    inside = step_seconds("zero3", psi, g, cluster, bytes_per_value=bytes_per_value)
+    per_value = check_int("bytes_per_value", bytes_per_value, minimum=1, max_bits=64)
+    reduce = per_value if reduce_bytes is None else check_int("reduce_bytes", reduce_bytes, minimum=1, max_bits=64)
+    inside = step_seconds("zero3", psi, g, cluster, bytes_per_value=per_value, reduce_bytes=reduce)
     per_gpu_nic = Cluster(gpus_per_node=1, nvlink=cluster.nvlink, nics_per_node=1,
                           nic=cluster.node_egress / cluster.gpus_per_node, nvls=0.0, latency=cluster.latency)
-    across = collective_seconds("all_reduce", psi * bytes_per_value / g, nodes, per_gpu_nic)
+    across = collective_seconds("all_reduce", psi * reduce / g, nodes, per_gpu_nic)
     return inside, across
 
 

@@ -15,11 +15,25 @@ SHARP: the NVSwitch reduces), read from github.com/NVIDIA/nccl ``src/graph/tunin
   node, 39.0 on two nodes, 20.4 beyond); a tree moves the payload at half of 0.92 of it (LL: /3.8,
   LL128: ×7/9 in a node, ×120/128 across); NVLS the payload at the node's NVLS rate.
 
-Left out: NVLS-tree and CollNet (switch reductions across nodes), NCCL's per-size channel count
-and tree correction factors, NVLS for reduce-scatter / all-gather (measured at ring speed on 8×H200
-with NCCL 2.27.7: stas00/ml-engineering ``network/README.md``, section SHARP). The links' rates
-(:mod:`~cs336_lec2.distributed.cluster`: NCCL's own NVLink figure, its maintainers' NIC and NVLS
-figures) are held against the published nccl-tests points in :data:`NCCL_TESTS`.
+The ramp: a call reaches that bandwidth only when it is large enough to keep all of NCCL's channels and
+its chunk pipeline busy (``ncclTopoGetAlgoInfo`` in ``src/enqueue.cc`` lowers the channel count for small
+calls; each channel moves its share in chunks of up to ``buffSize / 2``). The model scales the bandwidth
+of the Simple and LL128 protocols by ``1 / (1 + sqrt(RAMP_BYTES / payload))``, one constant per kind
+fitted to the published points (:data:`RAMP_BYTES`: 1 MiB for NVLS, 48 MiB for the ring and the tree);
+LL moves 8-byte lines with no chunk pipeline and keeps its cap. It is an empirical curve, not NCCL's
+channel arithmetic.
+
+Left out, with what it changes: NVLSTree (NCCL 2.18.1+: NVLS inside each node, a tree across; in the
+2.20.3 table) and CollNet (switch reductions across nodes, SHARP on InfiniBand): across nodes the model
+keeps the ring and the tree, whose bandwidth the node egress bounds either way, so for large calls on a
+few nodes NVLSTree changes little; NCCL's tree correction factors. NVLS for reduce-scatter /
+all-gather: NCCL 2.20.3's table admits NVLS (and CollNetDirect) for both and ``src/device/
+reduce_scatter.h`` has an NVLS kernel, but on 8×H200 with NCCL 2.27.7 they measure at ring speed
+(stas00/ml-engineering ``network/README.md``, section SHARP: 361-363 GB/s, the ring's), so the model
+runs them on the ring. The table is 2.20.3's; the published points were measured with NCCL 2.30.7
+(S1) and 2.27.7 (S2, S4), whose latencies at 512 KiB are below 2.20.3's (the one point outside 1.3×).
+The links' rates (:mod:`~cs336_lec2.distributed.cluster`: NCCL's own NVLink figure, its maintainers'
+NIC and NVLS figures) are held against the published nccl-tests points in :data:`NCCL_TESTS`.
 """
 
 from __future__ import annotations
@@ -31,6 +45,8 @@ US = 1e-6
 # tuning.cc llMaxBws (Hopper in a node; Intel CPUs on 2 and on more nodes), bus bytes/s.
 LL_MAX_BUS = (87.7e9, 39.0e9, 20.4e9)
 RING_PLATEAU = 1.4  # tuning.cc: multi-node Simple ring all-reduce latency x1.4 (compute capability >= 8.0)
+# A Simple or LL128 call of `payload` bytes gets 1 / (1 + sqrt(RAMP / payload)) of the bandwidth (module doc).
+RAMP_BYTES = {"nvls": 2**20, "ring": 48 * 2**20, "tree": 48 * 2**20}
 
 
 @dataclass(frozen=True)
@@ -58,6 +74,16 @@ ALGORITHMS = (
 )
 
 
+def ramp(a: Algorithm, payload: float, cluster) -> float:
+    """Share of ``a``'s bandwidth a call of ``payload`` bytes gets: ``1 / (1 + sqrt(RAMP / payload))``.
+
+    1 for LL, and on a cluster with ``latency=0`` (bandwidth alone: no per-call costs at all).
+    """
+    if a.ll_cap or payload <= 0 or not cluster.latency:
+        return 1.0
+    return 1.0 / (1.0 + math.sqrt(RAMP_BYTES[a.kind] / payload))
+
+
 def algorithm_seconds(a: Algorithm, collective: str, payload: float, n: int, nodes: int, cluster) -> float | None:
     """Seconds of one ``collective`` over ``payload`` bytes and ``n`` ranks by ``a``; ``None`` where NCCL lacks it.
 
@@ -69,6 +95,7 @@ def algorithm_seconds(a: Algorithm, collective: str, payload: float, n: int, nod
     rate = bus * (a.share if nodes == 1 else a.share_across)
     if a.ll_cap:
         rate = min(rate, LL_MAX_BUS[min(nodes, 3) - 1])
+    rate *= ramp(a, payload, cluster)
     if a.kind == "ring":
         steps = (2 if all_reduce else 1) * (n - 1)
         net = 0 if nodes == 1 else (2 * nodes if all_reduce else nodes - 1)
@@ -84,7 +111,7 @@ def algorithm_seconds(a: Algorithm, collective: str, payload: float, n: int, nod
         return cluster.latency * (a.base + 2 * hops) + payload / (0.5 * rate)
     if nodes > 1 or n != cluster.gpus_per_node or not cluster.nvls:  # NVLS: one whole NVSwitch node
         return None
-    return cluster.latency * (a.base + a.nvlink_hop) + payload / cluster.nvls
+    return cluster.latency * (a.base + a.nvlink_hop) + payload / (cluster.nvls * ramp(a, payload, cluster))
 
 
 def fastest(collective: str, payload: float, n: int, nodes: int, cluster) -> tuple[float, str]:
@@ -98,7 +125,7 @@ def fastest(collective: str, payload: float, n: int, nodes: int, cluster) -> tup
 def page_table() -> dict:
     """The table for the calculator's page (its JavaScript copy of :func:`algorithm_seconds` reads it)."""
     return {"nccl_algorithms": [asdict(a) for a in ALGORITHMS], "nccl_ll_max_bus": list(LL_MAX_BUS),
-            "nccl_ring_plateau": RING_PLATEAU}
+            "nccl_ring_plateau": RING_PLATEAU, "nccl_ramp_bytes": RAMP_BYTES}
 
 
 # Published nccl-tests all_reduce_perf / all_gather_perf / reduce_scatter_perf bus bandwidths (GB/s):
@@ -111,6 +138,9 @@ def page_table() -> dict:
 #   S4: stas00/ml-engineering network/README.md, "Inter-node speed depends on intra-node speed":
 #       4 nodes x 8 B200, 8 x 50 GB/s (400 Gb/s) EFA v4 NICs per node, NCCL 2.27.7, all_reduce_bench.py
 #       (torch.distributed; the same README finds it within 2-7 % of nccl-tests).
+#   S5: How to Scale Your Model (jax-ml.github.io/scaling-book/gpus, part 12, "How to Think About GPUs"):
+#       an all-reduce on one 8x H100 node with SHARP (NVLS) disabled, ~370 GB/s bus bandwidth at 10 GB and
+#       ~150 GB/s at 58 MB (bf16[8192, 3584]); "no_nvls": NCCL's choice without NVLS.
 KIB = 2**10
 S1_NVLS = (3.20, 6.26, 12.40, 24.63, 48.30, 72.45, 91.48, 139.97, 182.03, 242.45, 298.44, 369.82,
            411.21, 442.27, 455.82, 464.00, 468.31, 473.10, 475.16, 480.70)  # 32 KiB x 2**i, i = 0..19
@@ -122,10 +152,13 @@ NCCL_TESTS = (
     ("S3", "h100-sxm", 8, "all_reduce", 8 * 2**30, 479.41, "default"),
     *(("S4", "b200", 32, "all_reduce", 2**30 * 2**i, bus, "default")
       for i, bus in enumerate((361.99, 372.42, 377.34, 380.39, 381.80))),
+    ("S5", "h100-sxm", 8, "all_reduce", 2 * 8192 * 3584, 150.0, "no_nvls"),
+    ("S5", "h100-sxm", 8, "all_reduce", 10e9, 370.0, "no_nvls"),
 )
 NCCL_TESTS_SOURCES = {
     "S1": "stas00/ml-engineering network/benchmarks/README.md (nccl-tests, 8×H200, NCCL 2.30.7)",
     "S2": "stas00/ml-engineering network/README.md, SHARP (nccl-tests, 8×H200, ring)",
     "S3": "NVIDIA/nccl-tests issue 347 (8×H100, NCCL default)",
     "S4": "stas00/ml-engineering network/README.md (4×8 B200, 8×400 Gb/s per node)",
+    "S5": "How to Scale Your Model, part 12 (8×H100, SHARP off), jax-ml.github.io/scaling-book/gpus",
 }

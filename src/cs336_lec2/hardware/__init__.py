@@ -19,6 +19,7 @@ from dataclasses import dataclass
 
 import torch
 
+from ..bilingual import in_zh, tr
 from ..checks import check_bool, check_int, check_positive_real
 from ..device import cpu_name, device_arg
 from .accelerators import ACCELERATORS, DTYPE_KEYS, OVERRIDE_HINT, Accelerator, UnknownHardwareError, lookup
@@ -180,7 +181,7 @@ def cpu_clock_hz() -> tuple[float, str]:
     except (ImportError, NotImplementedError, OSError, RuntimeError):
         freq = None
     if freq is not None and freq.max > 0:
-        return max(freq.max, freq.current) * 1e6, "the maximum clock the OS reports"
+        return max(freq.max, freq.current) * 1e6, tr("the maximum clock the OS reports", "操作系统报告的最高时钟频率")
     readings = [freq.current] if freq is not None and freq.current > 0 else []
     try:
         with open(CPUINFO_PATH, encoding="utf-8") as f:
@@ -188,8 +189,9 @@ def cpu_clock_hz() -> tuple[float, str]:
     except (OSError, ValueError):
         pass
     if readings:
-        return max(readings) * 1e6 * TURBO_ALLOWANCE, f"the reported clock x {TURBO_ALLOWANCE} turbo allowance"
-    return FALLBACK_CLOCK_HZ, "no clock reported, assumed"
+        return max(readings) * 1e6 * TURBO_ALLOWANCE, tr(f"the reported clock x {TURBO_ALLOWANCE} turbo allowance",
+                                                          f"报告的时钟频率 × {TURBO_ALLOWANCE} 的睿频余量")
+    return FALLBACK_CLOCK_HZ, tr("no clock reported, assumed", "系统没有报告时钟频率，取假设值")
 
 
 def cpu_flops_per_cycle(key: str, flags: frozenset[str] | str, core: CpuCore | None = None) -> tuple[float, str]:
@@ -208,21 +210,27 @@ def cpu_flops_per_cycle(key: str, flags: frozenset[str] | str, core: CpuCore | N
         raise TypeError(f"core must be a CpuCore or None, got {type(core).__name__}")
     fp32 = core.fp32_flops_per_cycle
     what = f"{core.name}: {core.fma_pipes} FMA pipe(s) x {core.width_bits} bits"
-    if key == "fp32":
-        return fp32, f"{what} = {fp32} fp32 FLOP/cycle [{core.source}]"
-    if key == "fp64":
-        return fp32 / 2, f"{what} = {fp32 // 2} fp64 FLOP/cycle [{core.source}]"
+    what_zh = f"{core.name}：{core.fma_pipes} 条 FMA 流水线 × {core.width_bits} 位"
+    if key in ("fp32", "fp64"):
+        per_cycle = fp32 if key == "fp32" else fp32 / 2
+        return per_cycle, tr(f"{what} = {per_cycle:g} {key} FLOP/cycle [{core.source}]",
+                             f"{what_zh} = 每周期 {per_cycle:g} 次 {key} 浮点运算 [“{core.source}”]")
     if key not in CPU_DTYPE_KEYS:
         raise ValueError(f"the CPU estimate covers {CPU_DTYPE_KEYS}, not {key!r}; pass override=")
     if f"amx_{key}" in flags:  # 16x16x32 tile product (8192 FMAs) every 16 cycles: 1024 FLOP per cycle
-        return 1024, f"AMX {key} tiles: 1024 FLOP/cycle [{_AMX_SOURCE}]"
+        return 1024, tr(f"AMX {key} tiles: 1024 FLOP/cycle [{_AMX_SOURCE}]",
+                        f"AMX {key} 矩阵块（tile）：每周期 1024 次浮点运算 [“{_AMX_SOURCE}”]")
     if (key == "bf16" and "avx512_bf16" in flags) or (key == "fp16" and "avx512_fp16" in flags):
-        return 2 * fp32, f"{what}, AVX-512 {key} (two {key} products per fp32 lane): {2 * fp32} FLOP/cycle"
+        return 2 * fp32, tr(f"{what}, AVX-512 {key} (two {key} products per fp32 lane): {2 * fp32} FLOP/cycle",
+                            f"{what_zh}，AVX-512 {key}（每个 fp32 通道两次 {key} 乘积）：每周期 {2 * fp32} 次浮点运算")
     if key == "bf16" and "bf16" in flags and ("asimd" in flags or "sve" in flags):
-        return 2 * fp32, f"{what}, Arm BFDOT (two bf16 products per fp32 lane): {2 * fp32} FLOP/cycle"
+        return 2 * fp32, tr(f"{what}, Arm BFDOT (two bf16 products per fp32 lane): {2 * fp32} FLOP/cycle",
+                            f"{what_zh}，Arm BFDOT（每个 fp32 通道两次 bf16 乘积）：每周期 {2 * fp32} 次浮点运算")
     if key == "fp16" and "asimdhp" in flags:
-        return 2 * fp32, f"{what}, Arm half-precision FMA (twice the fp32 lanes): {2 * fp32} FLOP/cycle"
-    return fp32, f"{what}: no native {key} math, converted to fp32 (real speed is often far lower)"
+        return 2 * fp32, tr(f"{what}, Arm half-precision FMA (twice the fp32 lanes): {2 * fp32} FLOP/cycle",
+                            f"{what_zh}，Arm 半精度 FMA（通道数是 fp32 的两倍）：每周期 {2 * fp32} 次浮点运算")
+    return fp32, tr(f"{what}: no native {key} math, converted to fp32 (real speed is often far lower)",
+                    f"{what_zh}：没有原生的 {key} 运算，转换成 fp32 计算（实际速度往往低得多）")
 
 
 def cpu_peak_estimate(
@@ -252,11 +260,13 @@ def cpu_peak_estimate(
         available = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
         threads = min(torch.get_num_threads(), available)
     threads = check_int("threads", threads, minimum=1, max_bits=32)  # np.int64 too
-    how = "given"
+    how = tr("given", "由参数给出")
     if clock_hz is None:
         clock_hz, how = cpu_clock_hz()
     clock_hz = check_positive_real("clock_hz", clock_hz)  # in Hz; np.float32 too; True (1 Hz) never
     per_cycle, isa = cpu_flops_per_cycle(key, flags, core)
-    source = (f"estimate = {threads} threads x {clock_hz / 1e9:.2f} GHz ({how}) x {per_cycle:g} FLOP/cycle "
-              f"({isa}); an upper bound, not a datasheet figure")
+    source = tr(f"estimate = {threads} threads x {clock_hz / 1e9:.2f} GHz ({how}) x {per_cycle:g} FLOP/cycle "
+                f"({isa}); an upper bound, not a datasheet figure",
+                f"估算值 = {threads} 个线程 × {clock_hz / 1e9:.2f} GHz（{in_zh(how)}）× 每周期 {per_cycle:g} 次"
+                f"浮点运算（{in_zh(isa)}）；这是上界，不是数据手册上的数字")
     return Peak(threads * clock_hz * per_cycle, key, cpu_name(), source, is_estimate=True)

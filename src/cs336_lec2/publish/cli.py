@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import sys
 import webbrowser
@@ -192,8 +193,20 @@ def _notebooks(args: argparse.Namespace) -> int:
     return 0
 
 
+def _merge(args: argparse.Namespace) -> int:
+    from .execute import write_text_atomic
+    from .records import load_record, merge_records
+
+    if args.output.exists() and not args.force:
+        raise UsageError(f"--output {args.output} exists; give a new file name, or --force to replace it")
+    merged = merge_records([load_record(path) for path in args.records])
+    write_text_atomic(args.output, json.dumps(merged, indent=2, ensure_ascii=False) + "\n")
+    print(f"{len(merged['chapters'])} chapters, {len(merged['measurements'])} measurements: {args.output}")
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
-    """The argument parser of ``cs336-lec2`` and its four sub-commands."""
+    """The argument parser of ``cs336-lec2`` and its five sub-commands."""
     parser = argparse.ArgumentParser(
         prog="cs336-lec2",
         description="Toolkit of the executable CS336 lecture 2 book: inspect this machine, re-execute the "
@@ -258,6 +271,16 @@ def build_parser() -> argparse.ArgumentParser:
                      help="where the two-language chapters are (default notebooks/)")
     nbs.add_argument("--force", action="store_true", help="replace notebooks already there that differ")
     nbs.set_defaults(run=_notebooks)
+
+    mg = sub.add_parser(
+        "merge", help="merge run records of one machine (a run cut short, and its missing chapters run later)",
+        description="Merge run-record.json files of runs on the same machine, torch, CUDA and preset into one "
+        "record for book/results/ (a chapter run later replaces the earlier run of it, its measurements too).",
+    )
+    mg.add_argument("records", nargs="+", type=Path, metavar="RECORD", help="run-record.json files, oldest first")
+    mg.add_argument("--output", type=Path, required=True, metavar="FILE", help="the merged record to write")
+    mg.add_argument("--force", action="store_true", help="replace FILE if it exists")
+    mg.set_defaults(run=_merge)
     return parser
 
 

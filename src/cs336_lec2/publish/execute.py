@@ -191,8 +191,10 @@ def execute(
     ``output`` is new, empty or an earlier run's (a folder with other files is refused, naming one); that
     run's record is removed first. A chapter runs into a scratch file and lands as ``NN_name.ipynb``
     (atomically) only when it ran without error (a failed one is kept as ``NN_name.failed.ipynb``).
-    The folder is locked while the run lasts. Ctrl-C or SIGTERM removes the scratch file, writes no
-    record and raises ``KeyboardInterrupt`` (:class:`Terminated` for SIGTERM).
+    The folder is locked while the run lasts. Ctrl-C or SIGTERM removes the scratch file and raises
+    ``KeyboardInterrupt`` (:class:`Terminated` for SIGTERM); the record then covers the chapters that
+    finished (their notebooks and measurements; the interrupted one is listed as failed), or is not
+    written when none did.
     """
     from ..checks import check_bool, check_real
     from ..presets import resolve
@@ -237,8 +239,14 @@ def execute(
                         "requested_preset": preset},
         )
         (out_dir / RECORD_NAME).unlink(missing_ok=True)  # an old record must never describe this run's notebooks
-        _run_chapters(paths, notebooks_dir, out_dir, record, {} if in_place else {"device": device, "preset": preset},
-                      hide_gpu=hide_gpu, in_place=in_place, progress=progress, timeout=timeout, log=log)
+        try:
+            _run_chapters(paths, notebooks_dir, out_dir, record,
+                          {} if in_place else {"device": device, "preset": preset},
+                          hide_gpu=hide_gpu, in_place=in_place, progress=progress, timeout=timeout, log=log)
+        except KeyboardInterrupt:
+            if record.chapters and not in_place:  # what finished before the interrupt, the interrupted one failed
+                write_text_atomic(out_dir / RECORD_NAME, record.to_json())
+            raise
         write_text_atomic(out_dir / RECORD_NAME, record.to_json())
     return record
 
@@ -334,11 +342,18 @@ def _run_chapters(paths: list[Path], notebooks_dir: Path, out_dir: Path, record:
         if scratch is not None:
             scratch.unlink(missing_ok=True)
         what = "SIGTERM" if isinstance(err, Terminated) else "Ctrl-C"
+        finished = len(record.chapters)
+        if finished:  # the chapters that finished keep their record: a long GPU run is not lost to a timeout
+            record.chapters.append(ChapterRun(path.stem, round(time.perf_counter() - start, 2), False,
+                                              f"interrupted ({what})"))
         with log_path.open("a", encoding="utf-8") as log_file:
-            log_file.write(f"interrupted ({what}): no run record written\n")
+            log_file.write(f"interrupted ({what}): " + (f"the run record covers the {finished} chapter(s) that "
+                                                         "finished\n" if finished else "no run record written\n"))
         raise
     finally:
         papermill_log.setLevel(old_level)
         overall.close()
-        record.measurements = read_published(results_file, warn=log)
+        cut = {run.name for run in record.chapters if (run.error or "").startswith("interrupted")}
+        # an interrupted chapter's notebook is not kept, so neither are the rows it published before the interrupt
+        record.measurements = [m for m in read_published(results_file, warn=log) if m.get("chapter") not in cut]
         results_file.unlink(missing_ok=True)

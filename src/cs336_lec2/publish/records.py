@@ -58,6 +58,13 @@ def _measurement(where: str, m: object) -> None:
         _number(f"{where}.mfu", m.get("mfu"), open_min=True, maximum=1.0)
         if m.get("peak_flops") is not None:
             _number(f"{where}.peak_flops", m.get("peak_flops"), open_min=True)
+        # the measured ceiling (issue 39): the best rate of a sweep of shapes; the chapter's rate may pass it
+        # by a shared machine's noise, never by a quarter
+        if m.get("ceiling_flops") is not None:
+            _number(f"{where}.ceiling_flops", m.get("ceiling_flops"), open_min=True)
+            _text(f"{where}.ceiling_shape", m.get("ceiling_shape"), optional=True)
+        if m.get("mfu_ceiling") is not None:
+            _number(f"{where}.mfu_ceiling", m.get("mfu_ceiling"), open_min=True, maximum=1.25)
         if m.get("peak_is_estimate") is not None and not is_bool(m.get("peak_is_estimate")):
             raise RecordError(f"{where}.peak_is_estimate must be true or false, got {m.get('peak_is_estimate')!r}")
     elif kind == "memory":
@@ -126,3 +133,35 @@ def load_record(path: str | Path) -> dict[str, Any]:
 def load_records(records_dir: str | Path) -> list[tuple[str, dict[str, Any]]]:
     """``(name, record)`` for every ``*.json`` record in ``records_dir``, sorted by name."""
     return [(path.stem, load_record(path)) for path in sorted(Path(records_dir).glob("*.json"))]
+
+
+# What must agree for two runs to be one machine's record: the same device, software and problem sizes.
+SAME_RUN = (("machine", "device_name"), ("machine", "torch"), ("machine", "cuda"), ("parameters", "preset"))
+
+
+def merge_records(records: list[dict[str, Any]]) -> dict[str, Any]:
+    """One record from runs of different chapters on the same machine (a chapter re-run later wins).
+
+    An instructor whose run was cut short re-runs the missing chapters into another folder; merging keeps
+    every measurement with the chapter that made it. Runs on different devices, torch or CUDA versions or
+    presets are refused: their numbers do not belong in one column of the results page.
+    """
+    if not records:
+        raise RecordError("give at least one run record to merge")
+    checked = [check_record(r, f"record {i + 1}") for i, r in enumerate(records)]
+    for section, key in SAME_RUN:
+        values = {str(r.get(section, {}).get(key)) for r in checked}
+        if len(values) > 1:
+            raise RecordError(f"the records differ in {section}.{key} ({', '.join(sorted(values))}); "
+                              "only runs on one machine with one setup merge")
+    chapters: dict[str, dict[str, Any]] = {}
+    measurements: dict[str, list[dict[str, Any]]] = {}
+    for record in checked:  # in order: a later run of a chapter replaces the earlier one, rows included
+        for chapter in record["chapters"]:
+            chapters[chapter["name"]] = chapter
+            measurements[chapter["name"]] = [m for m in record["measurements"] if m.get("chapter") == chapter["name"]]
+    merged = dict(checked[-1])
+    merged["chapters"] = [chapters[name] for name in sorted(chapters)]
+    merged["measurements"] = [m for name in sorted(measurements) for m in measurements[name]]
+    merged["created"] = max(str(r.get("created", "")) for r in checked)
+    return check_record(merged, "merged record")

@@ -14,6 +14,11 @@ _TEXT = {
         "what": "", "record": "record", "device": "device", "torch": "torch", "preset": "preset", "date": "date",
         "chapters": "chapters ok / run", "seconds": "time of all chapters",
         "size": "size m×k×n", "measured": "{dtype}: measured", "peak": "{dtype}: dense peak", "mfu": "{dtype}: MFU",
+        "ceiling": "{dtype}: measured ceiling (best shape)",
+        "mfu_ceiling": "{dtype}: MFU against the measured ceiling",
+        "ceiling_note": "MFU is measured ÷ the dense peak (datasheet, or the CPU estimate); the measured ceiling is "
+        "the best rate of a sweep of matmul shapes on that machine (chapter 5), and the MFU against it says how "
+        "much headroom is left.",
         "estimate": " (estimate)", "memory_note": "Each cell: the measured bytes, then measured ÷ estimate.",
         "sizes_note": "Where the sizes differ between machines (each preset has its own), the row says N "
         "and each cell gives its machine's N; where the settings differ, each cell gives its own in parentheses.",
@@ -28,6 +33,10 @@ _TEXT = {
         "what": "", "record": "记录", "device": "设备", "torch": "torch 版本", "preset": "预设规模", "date": "日期",
         "chapters": "成功章节 / 运行章节", "seconds": "全部章节耗时",
         "size": "规模 m×k×n", "measured": "{dtype}：实测", "peak": "{dtype}：稠密峰值", "mfu": "{dtype}：MFU",
+        "ceiling": "{dtype}：实测上限（最佳形状）", "mfu_ceiling": "{dtype}：以实测上限为分母的 MFU",
+        "ceiling_note": "MFU 是实测速率 ÷ 稠密峰值（数据手册峰值，或 CPU 的估算值）；"
+        "实测上限是在该机器上扫描一系列矩阵乘法形状得到的最高速率（第 5 章），"
+        "以它为分母的 MFU 说明还剩多少提升空间。",
         "estimate": "（估算值）", "memory_note": "每格先写实测字节数，括号里是实测 ÷ 估算。",
         "sizes_note": "各机器规模不同（每个预设规模各有其尺寸）时，该行以 N 代替尺寸，每格注明本机的 N；"
         "各机器的设置不同时，每格在括号中注明本机的设置。",

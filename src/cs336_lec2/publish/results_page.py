@@ -16,6 +16,7 @@ import re
 from pathlib import Path
 from typing import Any
 
+from ..bilingual import NAMES_ZH
 from .records import load_record, load_records
 from .results_names import _TEXT, _columns
 
@@ -34,6 +35,9 @@ _ZH_LABEL = (
     (r"Transformer full training step", "Transformer 完整的一个训练步"),
     (r"^ablation: ", "消融实验："),
     (r"\b(AdamW|AdaGrad) step\b", r"\1 的一步"),
+    # a part of the training state (memory.MemoryBreakdown's fields) after a step: its Chinese name
+    *((rf"(?<=的一步): {part}$", f": {NAMES_ZH[part]}")
+      for part in ("params", "grads", "optimizer_state", "activations", "total")),
     (r"checkpoint file", "检查点文件"),
     (r"host-to-device copy", "主机到设备的复制"),
     (r"\bpageable\b", "可分页内存"),
@@ -47,6 +51,8 @@ _ZH_LABEL = (
     (r"\brank (\d+) of (\d+)\b", r"rank \1（共 \2 个）"),
     (r"\b(N|\d+) params\b", r"\1 个参数"),
     (r"\b(N|\d+) bytes\b", r"\1 字节"),
+    # straight quotes become curly ones here: left to Sphinx's smart quotes, "math" rendered as ”math”
+    (r'"([^"]*)"', r"“\1”"),
     # Punctuation beside the Chinese words is full-width (TRANSLATING.md), none spaced.
     (r"(?<=[\u4e00-\u9fff）]), ?", "，"),
     (r"(?<=[\u4e00-\u9fff）]): ?", "："),
@@ -203,9 +209,21 @@ def _matmul_rows(matmul: list[list[dict[str, Any]]], t: dict[str, Any]) -> list[
             return "–"
         return f"{_sig(m['peak_flops'] / 1e12)} TFLOP/s" + (t["estimate"] if m.get("peak_is_estimate") else "")
 
+    def ceiling(m: dict[str, Any]) -> str:
+        if not m.get("ceiling_flops"):
+            return "–"
+        return f"{_sig(m['ceiling_flops'] / 1e12)} TFLOP/s" + (f" ({m['ceiling_shape']})" if m.get("ceiling_shape")
+                                                              else "")
+
+    def against_ceiling(m: dict[str, Any]) -> str:
+        return _sig(m["mfu_ceiling"]) if m.get("mfu_ceiling") is not None else "–"
+
+    fields = [(t["measured"], rate), (t["peak"], peak), (t["mfu"], lambda m: _sig(m["mfu"]))]
+    if any(m.get("ceiling_flops") for ms in matmul for m in ms):  # records before issue 39 have no ceiling
+        fields += [(t["ceiling"], ceiling), (t["mfu_ceiling"], against_ceiling)]
     rows = [[escape(t["size"]), *[escape(s) for s in sizes]]]
     for dtype in dtypes:
-        for title, fmt in ((t["measured"], rate), (t["peak"], peak), (t["mfu"], lambda m: _sig(m["mfu"]))):
+        for title, fmt in fields:
             rows.append([escape(title.format(dtype=dtype)),
                          *[escape(fmt(best[dtype])) if dtype in best else "–" for best in largest]])
     return rows
@@ -226,6 +244,8 @@ def render_markdown(records: list[tuple[str, dict[str, Any]]], lang: str, plot_n
     matmul = [[m for m in r["measurements"] if m["kind"] == "matmul"] for _, r in records]
     if any(matmul):
         parts += [f"## {t['matmul']}", _table(header, _matmul_rows(matmul, t))]
+        if any(m.get("ceiling_flops") for ms in matmul for m in ms):
+            parts.append(t["ceiling_note"])
         if plot_name:
             parts.append(f"```{{figure}} {plot_name}\n:alt: {t['plot']}\n\n{t['plot']}\n```")
     notes_n = False

@@ -1,0 +1,346 @@
+"""The memory of one training step over time, measured op by op and predicted by the accounting.
+
+:func:`record_step` runs one AdamW step of a :class:`~cs336_lec2.transformer_model.TransformerLM`
+(``micro_batches`` forward/backward passes, then ``optimizer.step()``) under a ``TorchDispatchMode``
+that sees every aten op, and returns a :class:`Timeline`: after each op, the bytes of live tensor
+storage by category. A storage is counted once however many views share it; a ``weakref.finalize``
+on it says when it is freed. (``torch.distributed._tools.mem_tracker.MemTracker`` tracks the same
+storages per module; this recorder keeps the op-by-op order that a timeline needs.)
+:func:`predicted_timeline` draws the same step from the package's formulas
+(:mod:`~cs336_lec2.transformer_accounting`, :mod:`~cs336_lec2.activations`) at the op boundaries
+the measurement marked. On CUDA the recorder works as well (a storage's bytes, not the allocator's
+blocks); :mod:`~cs336_lec2.allocator_history` reads the allocator's own history beside it.
+"""
+
+from __future__ import annotations
+
+import weakref
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+import torch
+import torch.nn.functional as F
+from torch.utils._python_dispatch import TorchDispatchMode
+from torch.utils._pytree import tree_flatten
+
+from .activations import activation_bytes_per_layer
+from .checks import check_choice, check_int
+from .config import RECOMPUTE, TransformerConfig
+from .memory import optimizer_state_tensors
+from .transformer_accounting import parameter_count
+
+CATEGORIES = ("parameters", "buffers", "optimizer state", "gradients", "saved activations",
+              "logits and loss", "temporaries")
+PHASES = ("forward", "backward", "optimizer")
+
+
+@dataclass(frozen=True)
+class Timeline:
+    """Bytes alive after each op of one step, by category (:data:`CATEGORIES`), with the op and its phase.
+
+    ``marks`` are ``(op index, event)`` pairs: ``"forward"``, ``"block j"``, ``"loss"``,
+    ``"backward"``, ``"head done"``, ``"block j done"``, ``"optimizer"``: where each event begins.
+    """
+
+    ops: tuple[str, ...]
+    phases: tuple[str, ...]
+    bytes: dict[str, np.ndarray]
+    marks: tuple[tuple[int, str], ...] = ()
+    total: np.ndarray = field(init=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "total", sum(self.bytes.values(), np.zeros(len(self.ops), dtype=np.int64)))
+
+    @property
+    def peak(self) -> int:
+        """The largest total, in bytes."""
+        return int(self.total.max())
+
+    @property
+    def peak_index(self) -> int:
+        """The first op after which the total reaches :attr:`peak`."""
+        return int(self.total.argmax())
+
+    def at(self, index: int) -> dict[str, int]:
+        """Bytes by category after op ``index``."""
+        i = check_int("index", index, minimum=0, maximum=len(self.ops) - 1)
+        return {name: int(values[i]) for name, values in self.bytes.items()}
+
+
+class _Recorder(TorchDispatchMode):
+    """Every storage an aten op creates: its size, the op that made it and the op after which it is freed."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.ops: list[str] = []
+        self.phases: list[str] = []
+        self.phase = "forward"
+        self.size: list[int] = []
+        self.born: list[int] = []
+        self.died: list[int] = []  # -1 while alive
+        self.kind: list[str] = []  # "" until classified
+        self.live: dict[int, int] = {}  # storage address -> record, while alive
+        self.marks: list[tuple[int, str]] = []
+        self.finalizers: list[weakref.finalize] = []  # detached when the recording ends
+
+    def track(self, t: object, kind: str = "") -> int | None:
+        """The record of ``t``'s storage (new if it is not alive yet); None for a non-tensor or no memory."""
+        if not isinstance(t, torch.Tensor) or t.layout != torch.strided:
+            return None
+        storage = t.untyped_storage()
+        address = storage.data_ptr()
+        if storage.nbytes() == 0:
+            return None
+        if address in self.live:
+            rid = self.live[address]
+        else:
+            rid = len(self.size)
+            self.live[address] = rid
+            self.size.append(storage.nbytes())
+            self.born.append(len(self.ops) if kind == "" else 0)
+            self.died.append(-1)
+            self.kind.append("")
+            self.finalizers.append(weakref.finalize(storage, self._free, address, rid))
+        if kind and not self.kind[rid]:
+            self.kind[rid] = kind
+        return rid
+
+    def _free(self, address: int, rid: int) -> None:
+        self.died[rid] = len(self.ops)
+        if self.live.get(address) == rid:
+            del self.live[address]
+
+    def mark(self, event: str) -> None:
+        self.marks.append((len(self.ops), event))
+
+    def __torch_dispatch__(self, func: Any, types: Any, args: Any = (), kwargs: Any = None) -> Any:
+        out = func(*args, **(kwargs or {}))
+        for t in tree_flatten(out)[0]:
+            self.track(t)
+        self.ops.append(func.__name__)
+        self.phases.append(self.phase)
+        return out
+
+    def classify_alive(self, since: int, kind: str) -> None:
+        """Give ``kind`` to every unclassified storage alive now and born at op ``since`` or later."""
+        for rid in self.live.values():
+            if self.born[rid] >= since and not self.kind[rid]:
+                self.kind[rid] = kind
+
+    def timeline(self) -> Timeline:
+        # what the backward pass creates before the head's input gradient: the loss's gradients
+        ends = [i for i, event in self.marks if event == "head done"]
+        starts = [i for i, event in self.marks if event == "backward"]
+        for rid, born in enumerate(self.born):
+            if not self.kind[rid] and any(a <= born < b for a, b in zip(starts, ends, strict=False)):
+                self.kind[rid] = "logits and loss"
+        n = len(self.ops)
+        out = {name: np.zeros(n + 1, dtype=np.int64) for name in CATEGORIES}
+        for size, born, died, kind in zip(self.size, self.born, self.died, self.kind, strict=True):
+            arr = out[kind or "temporaries"]
+            arr[born] += size
+            arr[n if died < 0 else died] -= size
+        series = {name: np.cumsum(arr)[:n] for name, arr in out.items()}
+        return Timeline(tuple(self.ops), tuple(self.phases), series, tuple(self.marks))
+
+
+def _hook_marks(model: torch.nn.Module, rec: _Recorder) -> list[Any]:
+    """Forward hooks that mark each block's start, the head, and (by tensor hooks) their backward ends."""
+    handles = []
+
+    def on_input(label: str) -> Callable[..., None]:
+        def hook(module: torch.nn.Module, inputs: tuple[Any, ...]) -> None:
+            if rec.phase != "forward":  # a checkpointed block's recomputation in backward
+                return
+            rec.mark(label)
+            x = inputs[0]
+            if x.requires_grad and torch.is_grad_enabled():
+                x.register_hook(lambda g: rec.mark(f"{label} done"))  # its input's grad: its backward ended
+        return hook
+
+    for j, block in enumerate(getattr(model, "blocks", [])):
+        handles.append(block.register_forward_pre_hook(on_input(f"block {j}")))
+    head = getattr(model, "lm_head", None)
+    if head is not None:
+        handles.append(head.register_forward_pre_hook(on_input("head")))
+    return handles
+
+
+def record_step(model: torch.nn.Module, rows: torch.Tensor, optimizer: torch.optim.Optimizer,
+                *, micro_batches: int = 1, warm_up: bool = True) -> Timeline:
+    """Record one training step of ``model`` on token ``rows`` ``(B, T + 1)``: next-token loss, AdamW.
+
+    ``rows`` is split into ``micro_batches`` equal parts, each loss divided by their number and
+    backpropagated (gradient accumulation), then ``optimizer.step()``. With ``warm_up`` one step runs
+    first, unrecorded, so the optimizer state exists (as in every step but the first); gradients are
+    set to None before the recorded step. Categories: the model's parameters and buffers and the
+    optimizer's state (by identity), the gradients (``.grad`` after the step), the logits and
+    everything the loss creates in forward and backward, the saved activations (storages born in a
+    forward pass and still alive at its end) and temporaries (the rest, the batch included).
+    """
+    k = check_int("micro_batches", micro_batches, minimum=1)
+    for name, value, expected in (("model", model, torch.nn.Module), ("rows", rows, torch.Tensor),
+                                  ("optimizer", optimizer, torch.optim.Optimizer)):
+        if not isinstance(value, expected):
+            raise TypeError(f"{name} must be a {expected.__module__}.{expected.__qualname__}, "
+                            f"got {type(value).__name__}")
+    if rows.dim() != 2 or rows.shape[0] % k:
+        raise ValueError(f"rows must be (B, T + 1) with B a multiple of micro_batches={k}, got {tuple(rows.shape)}")
+    chunks = rows.chunk(k)
+
+    def step(rec: _Recorder | None) -> None:
+        for chunk in chunks:
+            if rec:
+                rec.phase, start = "forward", len(rec.ops)
+                rec.mark("forward")
+            logits = model(chunk[:, :-1])
+            if rec:
+                rec.track(logits, "logits and loss")
+                rec.mark("loss")
+                loss_start = len(rec.ops)
+            loss = F.cross_entropy(logits.flatten(0, 1), chunk[:, 1:].flatten()) / k
+            del logits
+            if rec:
+                rec.classify_alive(loss_start, "logits and loss")
+                rec.classify_alive(start, "saved activations")
+                rec.phase = "backward"
+                rec.mark("backward")
+            loss.backward()
+            del loss
+        if rec:
+            for p in model.parameters():
+                if p.grad is not None:
+                    rec.track(p.grad, "gradients")
+            rec.phase = "optimizer"
+            rec.mark("optimizer")
+        optimizer.step()
+
+    if warm_up:
+        step(None)
+    optimizer.zero_grad(set_to_none=True)
+    rec = _Recorder()
+    for kind, tensors in (("parameters", model.parameters()), ("buffers", model.buffers()),
+                          ("optimizer state", optimizer_state_tensors(optimizer)), ("temporaries", [rows])):
+        for t in tensors:
+            rec.track(t, kind)
+    handles = _hook_marks(model, rec)
+    try:
+        with rec:
+            step(rec)
+    finally:
+        for h in handles:
+            h.remove()
+    for t in optimizer_state_tensors(optimizer):  # created by a first (unwarmed) step
+        rec.track(t, "optimizer state")
+    for finalizer in rec.finalizers:  # what outlives the step stays alive to its end
+        finalizer.detach()
+    return rec.timeline()
+
+
+def buffer_bytes(config: TransformerConfig) -> int:
+    """Bytes of a ``TransformerLM``'s buffers: each block's fp32 causal mask ``n²`` (``n`` the context
+    length) and, with rotary positions, its cos and sin tables (``2·n·head_dim``)."""
+    n = config.context_length
+    rope = 2 * n * config.head_dim if config.positions == "rope" else 0
+    return config.num_layers * 4 * (n * n + rope)
+
+
+def _outside_saved(c: TransformerConfig, b: int, t: int) -> int:
+    """Bytes saved outside the blocks (fp32): the int64 positions, the final norm's input and
+    statistics, the LM head's input. (The token ids the embedding keeps are the batch's view.)"""
+    positions = 8 * t if c.positions == "learned" else 0
+    norm = 2 * c.d_model + 1 if c.norm == "rmsnorm" else c.d_model + 2
+    return positions + 4 * b * t * (norm + c.d_model)
+
+
+@dataclass(frozen=True)
+class _Parts:
+    """The byte counts one predicted region adds up, for one micro-batch of ``b`` sequences."""
+
+    state: dict[str, int]
+    block_params: int
+    layer: int  # saved per block under the policy
+    recomputed: int  # what backward rebuilds of one block beyond ``layer``
+    in_flight: int  # gradients of one block's activations alive at once
+    later_grads: int  # the embeddings' gradients, made last
+    outside: int
+    positions: int
+    logits: int
+    largest_param: int
+
+
+def _parts(c: TransformerConfig, b: int, t: int, recompute: str) -> _Parts:
+    pc = parameter_count(c)
+    weights = 4 * pc.total  # fp32
+    per_norm = pc.norms // (2 * c.num_layers + 1)
+    layer = activation_bytes_per_layer(c, b, t, recompute=recompute)
+    widest = max(c.vocab_size, c.context_length if c.positions == "learned" else 0, c.d_ff, c.q_dim + 2 * c.kv_dim)
+    return _Parts(
+        state={"parameters": weights, "buffers": buffer_bytes(c), "optimizer state": 2 * weights},
+        block_params=4 * (pc.attention + pc.mlp + 2 * per_norm) // c.num_layers,
+        layer=layer,
+        recomputed=activation_bytes_per_layer(c, b, t) - layer,
+        in_flight=4 * b * t * (c.d_ff + c.d_model),  # the MLP's hidden gradient and the block output's
+        later_grads=4 * (pc.position_embedding + (0 if c.tied_embeddings else pc.token_embedding)),
+        outside=_outside_saved(c, b, t),
+        positions=8 * t if c.positions == "learned" else 0,
+        logits=4 * b * t * c.vocab_size,
+        largest_param=4 * c.d_model * widest,
+    )
+
+
+def predicted_timeline(config: TransformerConfig, batch: int, seq_len: int, measured: Timeline,
+                       *, recompute: str = "none", micro_batches: int = 1) -> Timeline:
+    """The step :func:`record_step` measured, predicted from the formulas at the same op boundaries.
+
+    fp32 AdamW (4 bytes a parameter, 4 a gradient, 8 of state; its 4-byte step counters left out),
+    :func:`buffer_bytes`, :func:`~cs336_lec2.activations.activation_bytes_per_layer` for each block
+    and the policy, and the fp32 logits ``4·BTV``: two such tensors in the loss (the logits and their
+    log-softmax), three at the start of backward (the log-softmax and two gradients). In backward,
+    block j's gradients and one block's activation gradients in flight (``4·BT·(d_ff + d)``) are
+    added, and what recomputation rebuilds of the block (its full activations less the kept ones);
+    the optimizer adds two temporaries as large as the largest parameter. Each region between two
+    marks holds its largest value: a step function, read against the measured line.
+    """
+    if not isinstance(c := config, TransformerConfig):
+        raise TypeError(f"config must be a TransformerConfig, got {type(config).__name__}")
+    if not isinstance(measured, Timeline):
+        raise TypeError(f"measured must be the Timeline record_step returned, got {type(measured).__name__}")
+    k = check_int("micro_batches", micro_batches, minimum=1)
+    b = check_int("batch", batch, minimum=1)
+    if b % k:
+        raise ValueError(f"batch must be a multiple of micro_batches={k}, got {b}")
+    p = _parts(c, b // k, check_int("seq_len", seq_len, minimum=1), check_choice("recompute", recompute, RECOMPUTE))
+    grads_all = p.state["parameters"]
+    n_ops, L = len(measured.ops), c.num_layers
+    values = {name: np.zeros(n_ops, dtype=np.int64) for name in CATEGORIES}
+    bounds = [i for i, _ in measured.marks] + [n_ops]
+    grads, accumulated = 0, False
+    for (start, event), end in zip(measured.marks, bounds[1:], strict=True):
+        now = dict(p.state, gradients=grads)
+        word, _, rest = event.partition(" ")
+        if event == "forward":
+            now["temporaries"] = 0
+        elif word == "block" and not rest.endswith("done"):  # block j's forward
+            now["saved activations"] = (int(rest) + 1) * p.layer + p.positions
+        elif event in ("head", "loss"):
+            now["saved activations"] = L * p.layer + p.outside
+            now["logits and loss"] = p.logits * (1 if event == "head" else 2)
+        elif event == "backward":
+            now["saved activations"] = L * p.layer + p.outside
+            now["logits and loss"] = 3 * p.logits
+        elif rest.endswith("done"):  # the next block's backward: j = L - 1 after the head's
+            j = L - 1 if word == "head" else int(rest.split()[0]) - 1
+            grads = grads_all if accumulated or j < 0 else grads_all - p.later_grads - j * p.block_params
+            now["gradients"] = grads
+            now["saved activations"] = (j + 1) * p.layer + p.positions
+            now["temporaries"] = p.recomputed + p.in_flight if j >= 0 else 0
+        elif event == "optimizer":
+            grads = now["gradients"] = grads_all
+            now["temporaries"] = 2 * p.largest_param
+        accumulated = accumulated or event == "block 0 done"
+        for name, value in now.items():
+            values[name][start:end] = value
+    return Timeline(measured.ops, measured.phases, values, measured.marks)
