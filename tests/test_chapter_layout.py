@@ -7,6 +7,9 @@
 - Issue 35 item 3, counted in the en edition (``tools/visible_lines.py``): the setup a reader sees is at
   most 10 lines (the parameters cell and the setup cell, one import of the reader namespace), no visible
   cell has more than 20 lines, and the book shows at most 2,400 visible code lines (4,022 before).
+  Issues 37 and 39 added sections (the memory timeline and the op-by-op roofline of a step, the measured
+  ceiling, NVFP4, autocast's saved bytes, pipeline and expert parallelism, gradient accumulation and
+  checkpointing in chapter 10): 2,605 lines, so the ceiling is 2,650 — new material, not setup walls.
 """
 
 from __future__ import annotations
@@ -24,7 +27,7 @@ CHAPTERS = sorted((ROOT / "notebooks").glob("[0-9][0-9]_*.ipynb"))
 MAX_CODE_LINE = 88
 
 NOT_IN_THE_BOOK = "remove-cell"
-MAX_SETUP, MAX_CELL, MAX_BOOK = 10, 20, 2400
+MAX_SETUP, MAX_CELL, MAX_BOOK = 10, 20, 2650
 
 _spec = importlib.util.spec_from_file_location("visible_lines", ROOT / "tools" / "visible_lines.py")
 visible = importlib.util.module_from_spec(_spec)
