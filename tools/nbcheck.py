@@ -52,7 +52,7 @@ def _is_literal(node, bound):
 
 def _bindings(trees):
     """Each name bound anywhere in the chapter -> the values it is bound to (None: not a plain value)."""
-    values = {}
+    values: dict[str, list[ast.expr | None]] = {}
 
     def bind(target, value):
         if isinstance(target, ast.Name):
@@ -87,12 +87,14 @@ def _bindings(trees):
 
 def _changed_in_place(trees):
     """Names a cell may change without rebinding (`x.append(...)`, `x[i] = ...`), and names passed to a call."""
-    changed, passed = set(), set()
+    changed: set[str] = set()
+    passed: set[str] = set()
     for tree in trees:
         for node in ast.walk(tree):
-            stored = isinstance(node, ast.Subscript) and isinstance(node.ctx, (ast.Store, ast.Del))
-            if (isinstance(node, ast.Attribute) or stored) and isinstance(node.value, ast.Name):
-                changed.add(node.value.id)
+            if isinstance(node, (ast.Attribute, ast.Subscript)):
+                stored = isinstance(node, ast.Attribute) or isinstance(node.ctx, (ast.Store, ast.Del))
+                if stored and isinstance(node.value, ast.Name):
+                    changed.add(node.value.id)
             elif isinstance(node, ast.Call):
                 args = [*node.args, *(k.value for k in node.keywords)]
                 passed.update(a.id for a in args if isinstance(a, ast.Name))
@@ -109,7 +111,7 @@ def literal_asserts(sources):
     values = _bindings(trees.values())
     changed, passed = _changed_in_place(trees.values())
     mutable = (ast.List, ast.Dict, ast.Set)
-    bound = set()
+    bound: set[str] = set()
     while True:  # a name bound once, to literals and earlier such names, to a fixed point
         grown = {name for name, vs in values.items()
                  if len(vs) == 1 and vs[0] is not None and _is_literal(vs[0], bound)
