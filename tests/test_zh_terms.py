@@ -222,6 +222,7 @@ LIBRARY_MESSAGES = (  # torch's and jaxtyping's own words, shown on purpose (a s
     "The .grad attribute of a Tensor that is not a leaf Tensor is being accessed.",
     "optimizer got an empty parameter list",
     "Weights only load failed.",
+    "a leaf Variable that requires grad is being used in an in-place operation",
 )
 HIDDEN = {"remove-cell", "remove-output"}
 
@@ -267,7 +268,7 @@ def test_zh_outputs_hold_no_english_sentence_of_the_package(path):
     """Run on the committed outputs: a chapter re-executed after a change of the package's words."""
     own, library = zh_output_sentences(path)
     assert not own, "\n".join(own)
-    assert len(library) <= 6, library  # a few torch messages (a line each), each shown on purpose
+    assert len(library) <= 7, library  # a few torch messages (a line each), each shown on purpose
 
 
 @pytest.mark.parametrize(
