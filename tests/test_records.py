@@ -104,3 +104,13 @@ def test_runs_of_one_machine_merge_chapter_by_chapter():
         merge_records([first, other])
     with pytest.raises(RecordError, match="at least one"):
         merge_records([])
+
+
+def test_cpu_runs_merge_only_on_the_same_core():
+    """Two "AMD EPYC" machines of a session were a Zen 3 and a Zen 4: one record must not hold both."""
+    zen4, zen3 = (json.loads(json.dumps(GOOD)) for _ in range(2))
+    for record, core in ((zen4, "AMD Zen 4 (32 fp32 FLOP/cycle)"), (zen3, "AMD Zen 3 (32 fp32 FLOP/cycle)")):
+        record["machine"].update(device_type="cpu", device_name="AMD EPYC", cpu_core=core)
+    with pytest.raises(RecordError, match=r"^the records differ in machine.cpu_core"):
+        merge_records([zen4, zen3])
+    assert merge_records([zen4, json.loads(json.dumps(zen4))])["machine"]["cpu_core"].startswith("AMD Zen 4")
