@@ -149,7 +149,7 @@ def merge_records(records: list[dict[str, Any]]) -> dict[str, Any]:
     if not records:
         raise RecordError("give at least one run record to merge")
     checked = [check_record(r, f"record {i + 1}") for i, r in enumerate(records)]
-    same = SAME_RUN
+    same: tuple[tuple[str, str], ...] = SAME_RUN
     if any(r["machine"].get("device_type") == "cpu" for r in checked):  # "AMD EPYC" is Zen 3 or Zen 4
         same = (*SAME_RUN, ("machine", "cpu_core"))
     for section, key in same:
