@@ -83,6 +83,18 @@ def test_flop_formulas_equal_flop_counter(config: TransformerConfig, batch: int,
         assert measured == tokens * training_flops_per_token(config, seq_len, recompute=policy), policy
 
 
+def test_full_recomputation_with_dropout_reruns_the_mlp_output() -> None:
+    """With dropout, full recomputation also reruns the MLP's output projection (counted 2·L·d·d_ff short)."""
+    config = TransformerConfig(vocab_size=50, context_length=16, num_layers=2, d_model=32, num_heads=4, d_ff=64,
+                               dropout=0.1)
+    torch.manual_seed(0)
+    model = TransformerLM.from_config(config)
+    model.recompute = "full"
+    idx = torch.randint(0, config.vocab_size, (2, 16))
+    measured = count_flops(lambda: model(idx).sum().backward())
+    assert measured == 32 * training_flops_per_token(config, 16, recompute="full")
+
+
 def _reference_forward(w: dict[str, torch.Tensor], idx: torch.Tensor, heads: int, kv_heads: int) -> torch.Tensor:
     """A Llama-style forward written from scratch (no cs336_lec2 code): SwiGLU, GQA, RMSNorm, untied."""
     b, t = idx.shape

@@ -151,15 +151,18 @@ def training_flops_per_token(
     what :attr:`TransformerLM.recompute` runs again in backward ("math" attention), as
     ``FlopCounterMode`` counts it: ``"full"`` adds each block's forward except the MLP's output
     projection (PyTorch's non-reentrant checkpoint stops once it has every tensor backward needs,
-    and nothing saves that output), ``- 2·L·d·d_ff``; ``"selective"`` (the attention core
-    checkpointed) adds ``q·kᵀ`` only, ``2·L·T·d`` (the recomputation stops at the softmax). These
-    are hardware FLOPs: MFU counts the ``"none"`` figure (model FLOPs).
+    and nothing saves that output), ``- 2·L·d·d_ff`` (not with dropout, which reruns on that output);
+    ``"selective"`` (the attention core checkpointed) adds ``q·kᵀ`` only, ``2·L·T·d`` (the
+    recomputation stops at the softmax). These are hardware FLOPs: MFU counts the ``"none"`` figure
+    (model FLOPs).
     """
     c = _config(config)
     recompute = check_choice("recompute", recompute, RECOMPUTE)
     forward = forward_flops_per_token(c, seq_len, attention=attention)
     if recompute == "full":
-        return 3 * forward + forward - 2 * c.d_model * c.vocab_size - 2 * c.num_layers * c.d_model * c.d_ff
+        # with dropout after it, the MLP's output is recomputed too: the dropout reruns on it
+        last = 0 if c.dropout > 0 else 2 * c.num_layers * c.d_model * c.d_ff
+        return 3 * forward + forward - 2 * c.d_model * c.vocab_size - last
     if recompute == "selective":
         return 3 * forward + (attention_flops_per_token(c, seq_len) // 2 if attention else 0)
     return 3 * forward
