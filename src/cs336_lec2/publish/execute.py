@@ -343,7 +343,8 @@ def _run_chapters(paths: list[Path], notebooks_dir: Path, out_dir: Path, record:
             scratch.unlink(missing_ok=True)
         what = "SIGTERM" if isinstance(err, Terminated) else "Ctrl-C"
         finished = len(record.chapters)
-        if finished:  # the chapters that finished keep their record: a long GPU run is not lost to a timeout
+        if finished and record.chapters[-1].name != path.stem:  # not the chapter that just finished
+            # the chapters that finished keep their record: a long GPU run is not lost to a timeout
             record.chapters.append(ChapterRun(path.stem, round(time.perf_counter() - start, 2), False,
                                               f"interrupted ({what})"))
         with log_path.open("a", encoding="utf-8") as log_file:
