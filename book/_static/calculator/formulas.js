@@ -104,7 +104,9 @@ const F = {
     const forward = 2n * F.matmul_parameters(c) + F.attention_flops_per_token(c, seq);
     if (recompute === "full") {
       const d = big(c.d_model);
-      return 3n * forward + forward - 2n * d * big(c.vocab_size) - 2n * big(c.num_layers) * d * big(c.d_ff);
+      // with dropout after it, the MLP's output is recomputed too: the dropout reruns on it
+      const last = c.dropout ? 0n : 2n * big(c.num_layers) * d * big(c.d_ff);
+      return 3n * forward + forward - 2n * d * big(c.vocab_size) - last;
     }
     if (recompute === "selective") return 3n * forward + F.attention_flops_per_token(c, seq) / 2n;
     return 3n * forward;
