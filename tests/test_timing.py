@@ -156,3 +156,14 @@ def test_host_to_device_copy_pinned_returns_before_it_completes() -> None:
     got = host_to_device_copy(2**26, "cuda")
     assert got.nbytes == 2**26 and got.pageable_s > 0 and got.pinned_s > 0
     assert got.issue_s < got.pinned_s  # non_blocking from pinned memory: the CPU is back at once
+
+
+def test_the_ceiling_sweep_leaves_the_callers_random_stream_alone() -> None:
+    """A chapter's seeded draws after the sweep must not depend on whether the sweep ran."""
+    from cs336_lec2.timing import matmul_ceiling
+
+    torch.manual_seed(1)
+    expected = torch.rand(3)
+    torch.manual_seed(1)
+    matmul_ceiling(((32, 32, 32), (64, 32, 32)), torch.float32, "cpu")
+    assert torch.equal(torch.rand(3), expected)

@@ -22,6 +22,7 @@ import torch
 
 from .checks import check_int, check_positive_real, is_bool
 from .device import device_arg
+from .flops import matmul_flops
 
 MAX_SECONDS = 1e6  # one repeat of 11.6 days: a broken clock, never a timing
 MAX_REPEATS = 10**6  # more warm-up calls or repeats than this is a typo, not a measurement
@@ -273,16 +274,18 @@ def matmul_ceiling(
     budget = math.inf if budget_s is None else check_positive_real("budget_s", budget_s)
     best: tuple[float, tuple[int, int, int]] = (0.0, shapes[0])
     tried: list[tuple[int, int, int]] = []
+    # a private generator on the device, as matmul_flops_per_sec's: the caller's random streams stay as they were
+    gen = torch.Generator(device=dev).manual_seed(0)
     begin = time.perf_counter()
     for m, k, n in shapes:
         if tried and time.perf_counter() - begin > budget:
             break
         tried.append((m, k, n))
-        a = torch.randn(m, k, device=dev, dtype=dtype)
-        b = torch.randn(k, n, device=dev, dtype=dtype)
+        a = torch.randn(m, k, device=dev, dtype=dtype, generator=gen)
+        b = torch.randn(k, n, device=dev, dtype=dtype, generator=gen)
         seconds = benchmark(partial(torch.matmul, a, b), warmup=warmup, repeats=repeats, device=dev).min
-        if seconds > 0 and 2 * m * k * n / seconds > best[0]:
-            best = (2 * m * k * n / seconds, (m, k, n))
+        if seconds > 0 and matmul_flops(m, k, n) / seconds > best[0]:
+            best = (matmul_flops(m, k, n) / seconds, (m, k, n))
         del a, b  # free them before the next shape
     if best[0] <= 0:
         raise RuntimeError("every matmul of the sweep timed at 0 s: the clock is too coarse")
