@@ -86,11 +86,10 @@ def test_full_listing_is_the_whole_source(obj):
 
 def test_the_elision_says_where_the_full_source_is():
     shown = listing(flops.mfu)
-    line = inspect.getsourcelines(flops.mfu)[1]
-    assert f"{ELIDED} (full source: cs336_lec2/flops.py, line {line})" in shown
+    assert f"{ELIDED} (full source: cs336_lec2/flops.py)" in shown
     assert "check_positive_real(\"seconds\"" not in shown
     assert "return ratio" in shown and "achieved = flops / secs" in shown
-    assert "(they set secs)" in shown  # the checked value's new name is not left unexplained
+    assert "they set secs" in shown  # the checked value's new name is not left unexplained
 
 
 def test_mfu_fits_in_twenty_lines():
@@ -152,12 +151,12 @@ def scale(x, factor, *, mode="mul"):
 
 def test_synthetic_function_guards_are_replaced_by_one_comment():
     code = textwrap.dedent(SYNTHETIC).lstrip()
-    shown = elide_checks(code, ("pkg/mod.py", 10))
+    shown = elide_checks(code, "pkg/mod.py")
     assert shown.splitlines() == [
         'def scale(x, factor, *, mode="mul"):',
         '    """Scale ``x``.',
         '    """',
-        "    # … argument checks elided (full source: pkg/mod.py, line 10)",
+        "    # … argument checks elided (full source: pkg/mod.py)",
         "    # the idea",
         '    if mode == "mul":',
         "        return x * factor",
@@ -185,8 +184,8 @@ def load(path):
 
 
 def test_a_long_error_path_in_a_block_is_elided_but_a_bare_raise_stays():
-    shown = elide_checks(textwrap.dedent(NESTED).lstrip(), ("pkg/io.py", 1))
-    assert "    # … argument checks elided (full source: pkg/io.py, line 1)" in shown
+    shown = elide_checks(textwrap.dedent(NESTED).lstrip(), "pkg/io.py")
+    assert "    # … argument checks elided (full source: pkg/io.py)" in shown
     assert "raise FileNotFoundError" not in shown and "message" not in shown
     assert "        cleanup()\n        raise\n" in shown  # re-raising is the logic: kept
     assert shown.splitlines()[1] == '    """Load."""'

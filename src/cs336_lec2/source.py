@@ -35,15 +35,15 @@ def source_of(obj: Any) -> str:
         raise TypeError(f"obj must be a function, class or method defined in Python source, got {obj!r}") from err
 
 
-def _where(obj: Any) -> tuple[str, int]:
-    """``obj``'s file as ``package/module.py`` (never a machine path) and its first line."""
+def _file_of(obj: Any) -> str:
+    """``obj``'s file as ``package/module.py`` (never a machine path)."""
     target = inspect.unwrap(obj)
     path = PurePath(inspect.getsourcefile(target) or "?")
     parts = path.parts
     name = path.name
     if "cs336_lec2" in parts:  # the path inside the package, whatever the install location
         name = "/".join(parts[len(parts) - 1 - parts[::-1].index("cs336_lec2"):])
-    return name, inspect.getsourcelines(target)[1]
+    return name
 
 
 def _call_name(node: ast.AST) -> str:
@@ -136,9 +136,9 @@ def _bound_names(stmt: ast.stmt) -> list[str]:
 class _Elider:
     """Collects which source lines a listing drops and which comment replaces them."""
 
-    def __init__(self, lines: list[str], where: tuple[str, int]) -> None:
+    def __init__(self, lines: list[str], file: str) -> None:
         self.lines = lines
-        self.file, self.first = where  # the listing's line 1 is line `first` of the file
+        self.file = file
         self.drop: set[int] = set()  # 1-based lines of the listing
         self.notes: dict[int, str] = {}  # listing line -> comment replacing the run dropped there
 
@@ -157,7 +157,7 @@ class _Elider:
     def function(self, fn: ast.FunctionDef | ast.AsyncFunctionDef, in_class: bool) -> None:
         body = self.docstring(fn)
         marked = self._mark(fn, body)
-        where = f"full source: {self.file}, line {self.first + fn.lineno - 1}"
+        where = f"full source: {self.file}"
         if body and all(id(s) in marked for s in body):
             if in_class:  # a method that only checks (``__post_init__``) goes as a whole
                 top = min([fn.lineno, *(d.lineno for d in fn.decorator_list)])
@@ -264,12 +264,13 @@ class _Elider:
         self.notes[first] = "\n".join(indent + part for part in text.splitlines())
 
 
-def elide_checks(code: str, where: tuple[str, int] = ("?", 1)) -> str:
+def elide_checks(code: str, file: str = "?") -> str:
     """``code`` (one dedented def or class) with argument checks, long error paths and the docstring
     past its first paragraph left out, each dropped run replaced by one comment line.
 
-    ``where`` is the file and first line of ``code`` in it, for the comment that points at the full
-    source. Lines that stay are the source's own lines, in order.
+    ``file`` names where ``code`` lives, for the comment that points at the full source (no line
+    number: it would change every listing below an edit). Lines that stay are the source's own
+    lines, in order.
     """
     if not isinstance(code, str):
         raise TypeError(f"code must be source text (a str), got {type(code).__name__}")
@@ -278,7 +279,7 @@ def elide_checks(code: str, where: tuple[str, int] = ("?", 1)) -> str:
         tree = ast.parse(code)
     except SyntaxError as err:  # a SyntaxError is no ValueError: name the argument and the line
         raise ValueError(f"code is not valid Python (line {err.lineno}: {err.msg})") from None
-    elider = _Elider(lines, where)
+    elider = _Elider(lines, file)
     methods = {id(s) for node in ast.walk(tree) if isinstance(node, ast.ClassDef) for s in node.body}
     for node in ast.walk(tree):
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
@@ -301,10 +302,10 @@ def elide_checks(code: str, where: tuple[str, int] = ("?", 1)) -> str:
 # (tests/test_source_zh.py).
 ZH_FILE = "source_zh.json"
 _NOTES_ZH = (  # the comments elide_checks writes, in Chinese
-    (re.compile(r"… argument checks elided \(full source: (\S+), line (\d+)\)"),
-     r"… 省略了参数检查（完整源码：\1 第 \2 行）"),
-    (re.compile(r"… (\w+)\(\) elided: argument checks only \(full source: (\S+), line (\d+)\)"),
-     r"… 省略了 \1()：其中只有参数检查（完整源码：\2 第 \3 行）"),
+    (re.compile(r"… argument checks elided \(full source: (\S+)\)"),
+     r"… 省略了参数检查（完整源码：\1）"),
+    (re.compile(r"… (\w+)\(\) elided: argument checks only \(full source: (\S+)\)"),
+     r"… 省略了 \1()：其中只有参数检查（完整源码：\2）"),
     (re.compile(r"… more checks elided"), "… 省略了更多检查"),
     (re.compile(r"; they set (.+)$"), r"；这些检查还设置了 \1"),
     (re.compile(r"^(\s*)\(they set (.+)\)$"), r"\1（这些检查还设置了 \2）"),
@@ -325,7 +326,7 @@ def listing(obj: Any, full: bool = False) -> str:
     if isinstance(obj, property) and obj.fget is not None:  # a property shows its getter
         obj = obj.fget
     code = source_of(obj)
-    return code if full else elide_checks(code, _where(obj))
+    return code if full else elide_checks(code, _file_of(obj))
 
 
 class _Words(NamedTuple):
@@ -355,8 +356,8 @@ def _words(code: str) -> list[_Words]:
             whole_line = not lines[row - 1][:col].strip()
             last = found[-1] if found else None
             if (whole_line and last is not None and last.kind == "comment" and last.last == row - 1
-                    and last.col == col and not lines[row - 2][:col].strip() and not text.startswith("…")
-                    and not last.text.startswith("…")):
+                    and last.col == col and not lines[row - 2][:col].strip() and not _is_note(text)
+                    and not _is_note(last.text)):  # a note is never merged with the words beside it
                 found[-1] = last._replace(last=row, end_col=end_col, text=f"{last.text} {text}")
             else:
                 found.append(_Words("comment", row, row, col, end_col, text, "#"))
