@@ -147,11 +147,16 @@ def test_mfu_above_one_against_an_estimate_blames_the_estimate():
 @pytest.mark.parametrize(("args", "match"), [
     ((1e12, 0, 1e12), "seconds"), ((1e12, -1, 1e12), "seconds"), ((1e12, float("nan"), 1e12), "seconds"),
     ((-1, 1, 1e12), "flops"), ((float("inf"), 1, 1e12), "flops"), ((2**1100, 1, 1e12), "flops is a 1101-bit"),
-    ((1e12, 1, 0), "peak"), ((1e12, 1, -5e12), "peak"), ((1e12, 1, Peak(0.0, "fp32", "x", "s", False)), "peak"),
+    ((1e12, 1, 0), "peak"), ((1e12, 1, -5e12), "peak"),
 ])
 def test_mfu_rejects_bad_input(args, match):
     with pytest.raises(ValueError, match=match):
         mfu(*args)
+
+
+def test_a_peak_of_zero_flops_is_refused_where_it_is_made():
+    with pytest.raises(ValueError, match=r"^Peak\(\): flops must be a positive finite number, got 0.0$"):
+        Peak(0.0, "fp32", "x", "s", False)
 
 
 def test_mfu_rejects_non_numbers():

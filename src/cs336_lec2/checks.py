@@ -1,11 +1,18 @@
-"""Argument checks shared by the package's public functions.
+"""The argument rules of the package, as types: beartype checks them where an argument enters.
 
-A bad argument is refused with an error that names it, says what was expected and shows what came,
-never turned into a silently wrong number. ``TypeError`` for the wrong kind of value, ``ValueError``
-for the right kind out of range. ``bool`` (and numpy's ``np.bool_``) is refused wherever a number is
-expected: ``True`` is an int to Python, but never a size or a count to a reader. Where a flag is
-expected, only a real bool is taken: the string ``"False"`` is true to Python, never to a reader.
-Numpy scalars (``np.float32(0.1)``, ``np.int64(2)``) are numbers like any other.
+``cs336_lec2/__init__.py`` installs beartype's import hook over the package with :data:`CONF`, so every
+annotated parameter of every function (and every field of a dataclass) is checked at call time. The types
+below name the few rules a plain type cannot say: a count is a whole number (an int or a numpy integer,
+never a bool: ``True`` is an int to Python, never a size to a reader), a real is finite (NaN, infinities
+and ints beyond a float are refused), a probability lies in [0, 1], a flag is a real bool (the string
+``"False"`` is true to Python, never to a reader). Choices are ``typing.Literal`` types. A value outside
+its rule is refused with an :class:`ArgumentError` (both a ``TypeError`` and a ``ValueError``) in one line
+that names the parameter, what was expected and what came. Value rules that relate several arguments
+(heads divide the width) live once, where a configuration enters (``TransformerConfig``, the calculator's
+``normalize``, the CLI, the launcher's spec).
+
+No numpy here: the accounting core imports without it. To mypy the named types are plain ``int``,
+``float`` and ``bool``; at run time they also take numpy's scalars, as the package always has.
 """
 
 from __future__ import annotations
@@ -13,16 +20,184 @@ from __future__ import annotations
 import math
 import numbers
 import os
-from collections.abc import Iterable
+import re
+from collections.abc import Callable, Iterable
 from pathlib import Path
-from typing import SupportsFloat
+from typing import TYPE_CHECKING, Annotated, Any, SupportsFloat, TypeVar
 
-import numpy as np
+from beartype import BeartypeConf
+from beartype.vale import Is
+
+MAX_BITS = 1000  # a count meets a float somewhere (float(2**1024) overflows): 2**1000 is beyond any real size
+
+_EXPECTED: dict[str, str] = {}  # validator name -> what it expects, in words, for the one-line message
+_F = TypeVar("_F", bound=Callable[..., bool])
+
+
+def _rule(expected: str) -> Callable[[_F], _F]:
+    """Register a validator's words: ``Is[rule]`` in beartype's message becomes ``expected``."""
+    def register(fn: _F) -> _F:
+        _EXPECTED[fn.__name__] = expected
+        return fn
+    return register
 
 
 def is_bool(value: object) -> bool:
     """Whether ``value`` is a bool: Python's ``True``/``False`` or numpy's ``np.True_``/``np.False_``."""
-    return isinstance(value, (bool, np.bool_))
+    kind = type(value)
+    return kind is bool or (kind.__module__ == "numpy" and kind.__name__ in ("bool", "bool_"))
+
+
+def is_int(value: object) -> bool:
+    """Whether ``value`` is a whole number by type: an int or a numpy integer, never a bool."""
+    return isinstance(value, numbers.Integral) and not is_bool(value)
+
+
+def _finite(x: Any) -> bool:
+    """A real number (or anything with ``__float__``, such as a ``Peak``) that is finite; never a bool or str."""
+    if is_bool(x) or isinstance(x, (str, bytes)) or not hasattr(x, "__float__"):
+        return False
+    try:
+        return math.isfinite(float(x))
+    except (OverflowError, TypeError, ValueError, RuntimeError):  # 2**1024 and up; a failing __float__
+        return False
+
+
+@_rule(f"a non-negative int below 2**{MAX_BITS}")
+def _count(n: Any) -> bool:
+    return is_int(n) and n >= 0 and int(n).bit_length() <= MAX_BITS
+
+
+@_rule(f"a positive int below 2**{MAX_BITS}")
+def _positive_count(n: Any) -> bool:
+    return is_int(n) and n > 0 and int(n).bit_length() <= MAX_BITS
+
+
+@_rule(f"a non-negative whole number (an int, or a float such as 70e9) below 2**{MAX_BITS}")
+def _whole(x: Any) -> bool:
+    return _finite(x) and isinstance(x, numbers.Real) and x >= 0 and x == int(x) and int(x).bit_length() <= MAX_BITS
+
+
+@_rule(f"a positive whole number (an int, or a float such as 70e9) below 2**{MAX_BITS}")
+def _positive_whole(x: Any) -> bool:
+    return _whole(x) and x > 0
+
+
+@_rule("a finite number (not a bool)")
+def _real(x: Any) -> bool:
+    return _finite(x)
+
+
+@_rule("a finite number >= 0")
+def _non_negative_real(x: Any) -> bool:
+    return _finite(x) and float(x) >= 0
+
+
+@_rule("a positive finite number")
+def _positive_real(x: Any) -> bool:
+    return _finite(x) and float(x) > 0
+
+
+@_rule("a probability, a number in [0, 1]")
+def _probability(x: Any) -> bool:
+    return _finite(x) and 0 <= float(x) <= 1
+
+
+@_rule("True or False")
+def _flag(x: Any) -> bool:
+    return is_bool(x)
+
+
+@_rule("a file path (str or os.PathLike), not blank and without NUL")
+def _path(p: Any) -> bool:
+    if is_bool(p) or not isinstance(p, (str, os.PathLike)):
+        return False
+    text = os.fspath(p)
+    return isinstance(text, str) and bool(text.strip()) and "\0" not in text
+
+
+if TYPE_CHECKING:  # what mypy sees: the plain types (numbers' ABCs are no supertypes of int to mypy)
+    Count = int
+    PositiveCount = int
+    WholeCount = float
+    PositiveWholeCount = float
+    Real = float
+    NonNegativeReal = float
+    PositiveReal = float
+    Rate = SupportsFloat
+    Probability = float
+    Flag = bool
+    FilePath = str | os.PathLike[str]
+else:
+    Count = Annotated[numbers.Integral, Is[_count]]
+    PositiveCount = Annotated[numbers.Integral, Is[_positive_count]]
+    WholeCount = Annotated[numbers.Real, Is[_whole]]
+    PositiveWholeCount = Annotated[numbers.Real, Is[_positive_whole]]
+    Real = Annotated[object, Is[_real]]
+    NonNegativeReal = Annotated[object, Is[_non_negative_real]]
+    PositiveReal = Annotated[object, Is[_positive_real]]
+    Rate = PositiveReal
+    Probability = Annotated[object, Is[_probability]]
+    Flag = Annotated[object, Is[_flag]]
+    FilePath = Annotated[object, Is[_path]]
+# Count: a whole number of things (elements, bytes, steps), 0 allowed. PositiveCount: a size of at least 1
+# (a batch, a width, a number of layers). WholeCount: a count a reader may write as a float (70e9
+# parameters). Real: a finite real number. PositiveReal: a rate, a time or a peak. Probability: a share,
+# a momentum, a dropout rate. Rate: a positive number or anything with __float__ (a Peak).
+# Flag: a real bool (numpy's too), never 0, 1 or "False". FilePath: a str or
+# os.PathLike, not blank ("" is "here" to open(); an int a file descriptor).
+
+
+class ArgumentError(TypeError, ValueError):
+    """An argument outside its type or rule: one line naming the parameter, what was expected and what came.
+
+    Both a ``TypeError`` and a ``ValueError``: a wrong argument is one or the other depending on who reads
+    it. beartype raises it (:data:`CONF`) with its own message, shortened here to one line.
+    """
+
+    def __init__(self, message: object = "", *args: object) -> None:
+        super().__init__(_one_line(str(message)), *args)
+
+
+def _words(hint: str) -> str:
+    """A type hint of beartype's message in words: ``Annotated[..., Is[rule]]`` as the rule's words,
+    ``Literal['a', 'b']`` as "one of ('a', 'b')", a class as "a TransformerConfig", ``X | None`` as "X or None"."""
+    hint = re.sub(r"typing\.Annotated\[.*?beartype\.vale\.Is\[(\w+)\]\]",
+                  lambda m: _EXPECTED.get(m.group(1), m.group(1)), hint)
+    hint = re.sub(r"""<(?:protocol(?: ABC)?|class) ["']([\w.]+)["']>""", r"\1", hint)
+    hint = re.sub(r"\b(?:[a-z_]\w*\.)+(?=[A-Za-z_]\w*)", "", hint)  # module paths: builtins.int, cs336_lec2.x.Y
+    hint = re.sub(r"^Optional\[(.*)\]$", r"\1 | None", hint)
+    hint = re.sub(r"Literal\[(.*?)\]", r"one of (\1)", hint)
+    words = [f"{'an' if w[0] in 'aeiou' else 'a'} {w}" if re.fullmatch(r"[A-Za-z_]\w*", w) and w != "None" else w
+             for w in hint.split(" | ")]
+    return " or ".join(words)
+
+
+def _one_line(message: str) -> str:
+    """beartype's message in one line, as the package has always said it: ``f(): name must be X, got T value``."""
+    text = re.sub(r"\s+", " ", message.strip())  # a tensor's repr spans lines
+    found = re.match(r"(?:Function|Method) ([\w.<>]+)\(\) parameter (\w+)=(.*?) violates (?:type hint|validator) "
+                     r"(.*?), as (<class [\"'][\w.]+[\"']>|[\w.]+) ", text)
+    if not found:  # a return value or a class check: beartype's words, in one line
+        return _words(text)
+    where, name, got, hint, kind = found.groups()
+    kind = re.sub(r"""<class ["'](?:[\w]+\.)*(\w+)["']>""", r"\1", kind)
+    if kind == "NoneType":
+        got = "None"
+    elif re.fullmatch(r"-?\d{40,}\.\.\.", got):  # beartype cut a huge int short
+        got = f"int of more than {MAX_BITS} bits ({got[:12]}...)"
+    else:
+        got = f"{kind.rsplit('.', 1)[-1]} {got if len(got) <= 80 else got[:77] + '...'}"
+    parts = where.split(".")
+    call = parts[-2] if parts[-1] == "__init__" and len(parts) > 1 else parts[-1]
+    return f"{call}(): {name} must be {_words(hint.rstrip('.'))}, got {got}"
+
+
+CONF = BeartypeConf(is_color=False, is_pep484_tower=True, claw_is_pep526=False, violation_type=ArgumentError,
+                    claw_skip_package_names=("cs336_lec2.publish",))
+"""How beartype checks the package: plain text, an int is a float (PEP 484's tower), local variables
+unchecked (only what crosses a call), a violation an :class:`ArgumentError`; the publisher (a command
+line, checked where its arguments enter) is left out."""
 
 
 def _got(value: object) -> str:
@@ -145,11 +320,6 @@ def check_path(name: str, value: object) -> Path:
     if "\0" in text:
         raise ValueError(f"{name} must not contain a NUL character, got {value!r}")
     return Path(text)
-
-
-def is_int(value: object) -> bool:
-    """Whether ``value`` is a whole number by type: an int or a numpy integer, never a bool."""
-    return isinstance(value, numbers.Integral) and not is_bool(value)
 
 
 def check_format_widths(fmt: object) -> None:
