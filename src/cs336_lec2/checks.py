@@ -21,7 +21,7 @@ import math
 import numbers
 import os
 import re
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any, SupportsFloat, TypeVar
 
@@ -34,7 +34,7 @@ _EXPECTED: dict[str, str] = {}  # validator name -> what it expects, in words, f
 _F = TypeVar("_F", bound=Callable[..., bool])
 
 
-def _rule(expected: str) -> Callable[[_F], _F]:
+def rule(expected: str) -> Callable[[_F], _F]:
     """Register a validator's words: ``Is[rule]`` in beartype's message becomes ``expected``."""
     def register(fn: _F) -> _F:
         _EXPECTED[fn.__name__] = expected
@@ -63,52 +63,57 @@ def _finite(x: Any) -> bool:
         return False
 
 
-@_rule(f"a non-negative int below 2**{MAX_BITS}")
+@rule(f"a non-negative int below 2**{MAX_BITS}")
 def _count(n: Any) -> bool:
     return is_int(n) and n >= 0 and int(n).bit_length() <= MAX_BITS
 
 
-@_rule(f"a positive int below 2**{MAX_BITS}")
+@rule(f"a positive int below 2**{MAX_BITS}")
 def _positive_count(n: Any) -> bool:
     return is_int(n) and n > 0 and int(n).bit_length() <= MAX_BITS
 
 
-@_rule(f"a non-negative whole number (an int, or a float such as 70e9) below 2**{MAX_BITS}")
+@rule(f"a non-negative whole number (an int, or a float such as 70e9) below 2**{MAX_BITS}")
 def _whole(x: Any) -> bool:
     return _finite(x) and isinstance(x, numbers.Real) and x >= 0 and x == int(x) and int(x).bit_length() <= MAX_BITS
 
 
-@_rule(f"a positive whole number (an int, or a float such as 70e9) below 2**{MAX_BITS}")
+@rule(f"a positive whole number (an int, or a float such as 70e9) below 2**{MAX_BITS}")
 def _positive_whole(x: Any) -> bool:
     return _whole(x) and x > 0
 
 
-@_rule("a finite number (not a bool)")
+@rule(f"a sequence of non-negative ints below 2**{MAX_BITS} (not a str)")
+def _counts(seq: Any) -> bool:
+    return not isinstance(seq, (str, bytes)) and all(_count(n) for n in seq)
+
+
+@rule("a finite number (not a bool)")
 def _real(x: Any) -> bool:
     return _finite(x)
 
 
-@_rule("a finite number >= 0")
+@rule("a finite number >= 0")
 def _non_negative_real(x: Any) -> bool:
     return _finite(x) and float(x) >= 0
 
 
-@_rule("a positive finite number")
+@rule("a positive finite number")
 def _positive_real(x: Any) -> bool:
     return _finite(x) and float(x) > 0
 
 
-@_rule("a probability, a number in [0, 1]")
+@rule("a probability, a number in [0, 1]")
 def _probability(x: Any) -> bool:
     return _finite(x) and 0 <= float(x) <= 1
 
 
-@_rule("True or False")
+@rule("True or False")
 def _flag(x: Any) -> bool:
     return is_bool(x)
 
 
-@_rule("a file path (str or os.PathLike), not blank and without NUL")
+@rule("a file path (str or os.PathLike), not blank and without NUL")
 def _path(p: Any) -> bool:
     if is_bool(p) or not isinstance(p, (str, os.PathLike)):
         return False
@@ -121,6 +126,7 @@ if TYPE_CHECKING:  # what mypy sees: the plain types (numbers' ABCs are no super
     PositiveCount = int
     WholeCount = float
     PositiveWholeCount = float
+    Counts = Sequence[int]
     Real = float
     NonNegativeReal = float
     PositiveReal = float
@@ -133,6 +139,7 @@ else:
     PositiveCount = Annotated[numbers.Integral, Is[_positive_count]]
     WholeCount = Annotated[numbers.Real, Is[_whole]]
     PositiveWholeCount = Annotated[numbers.Real, Is[_positive_whole]]
+    Counts = Annotated[Sequence, Is[_counts]]
     Real = Annotated[object, Is[_real]]
     NonNegativeReal = Annotated[object, Is[_non_negative_real]]
     PositiveReal = Annotated[object, Is[_positive_real]]
@@ -140,12 +147,12 @@ else:
     Probability = Annotated[object, Is[_probability]]
     Flag = Annotated[object, Is[_flag]]
     FilePath = Annotated[object, Is[_path]]
-# Count: a whole number of things (elements, bytes, steps), 0 allowed. PositiveCount: a size of at least 1
-# (a batch, a width, a number of layers). WholeCount: a count a reader may write as a float (70e9
-# parameters). Real: a finite real number. PositiveReal: a rate, a time or a peak. Probability: a share,
-# a momentum, a dropout rate. Rate: a positive number or anything with __float__ (a Peak).
-# Flag: a real bool (numpy's too), never 0, 1 or "False". FilePath: a str or
-# os.PathLike, not blank ("" is "here" to open(); an int a file descriptor).
+# Count: a whole number of things (elements, bytes, steps), 0 allowed. PositiveCount: a size of at least
+# 1 (a batch, a width, a number of layers). Counts: a shape, a list of sizes (each element checked).
+# WholeCount: a count a reader may write as a float (70e9 parameters). Real: a finite real number.
+# PositiveReal: a time, a size in bytes. Rate: a positive number or anything with __float__ (a Peak).
+# Probability: a share, a momentum, a dropout rate. Flag: a real bool (numpy's too), never 0, 1 or
+# "False". FilePath: a str or os.PathLike, not blank ("" is "here" to open(); an int a file descriptor).
 
 
 class ArgumentError(TypeError, ValueError):
@@ -185,7 +192,7 @@ def _one_line(message: str) -> str:
     if kind == "NoneType":
         got = "None"
     elif re.fullmatch(r"-?\d{40,}\.\.\.", got):  # beartype cut a huge int short
-        got = f"int of more than {MAX_BITS} bits ({got[:12]}...)"
+        got = f"a huge int {got[:12]}..."
     else:
         got = f"{kind.rsplit('.', 1)[-1]} {got if len(got) <= 80 else got[:77] + '...'}"
     parts = where.split(".")
