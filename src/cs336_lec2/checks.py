@@ -25,7 +25,7 @@ from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any, SupportsFloat, TypeVar
 
-from beartype import BeartypeConf
+from beartype import BeartypeConf, FrozenDict
 from beartype.vale import Is
 
 MAX_BITS = 1000  # a count meets a float somewhere (float(2**1024) overflows): 2**1000 is beyond any real size
@@ -81,6 +81,16 @@ def _whole(x: Any) -> bool:
 @rule(f"a positive whole number (an int, or a float such as 70e9) below 2**{MAX_BITS}")
 def _positive_whole(x: Any) -> bool:
     return _whole(x) and x > 0
+
+
+def between(low: int, high: int) -> Callable[[Any], bool]:
+    """A validator for ``Annotated[int, Is[between(low, high)]]``: an int (numpy's too, never a bool) in
+    ``[low, high]``, named in the one-line message as "an int in [low, high]"."""
+    def valid(n: Any) -> bool:
+        return is_int(n) and low <= n <= high
+    valid.__name__ = valid.__qualname__ = f"_between_{low}_{high}".replace("-", "minus")
+    _EXPECTED[valid.__name__] = f"an int in [{low}, {high}]"
+    return valid
 
 
 @rule(f"a sequence of non-negative ints below 2**{MAX_BITS} (not a str)")
@@ -166,6 +176,10 @@ class ArgumentError(TypeError, ValueError):
         super().__init__(_one_line(str(message)), *args)
 
 
+_NAMES = {"ndarray": "numpy_array", "Generator": "torch.Generator", "Tensor": "torch.Tensor",
+          "Module": "torch.nn.Module", "dtype": "torch.dtype", "device": "torch.device"}  # as a reader knows them
+
+
 def _words(hint: str) -> str:
     """A type hint of beartype's message in words: ``Annotated[..., Is[rule]]`` as the rule's words,
     ``Literal['a', 'b']`` as "one of ('a', 'b')", a class as "a TransformerConfig", ``X | None`` as "X or None"."""
@@ -173,11 +187,14 @@ def _words(hint: str) -> str:
                   lambda m: _EXPECTED.get(m.group(1), m.group(1)), hint)
     hint = re.sub(r"""<(?:protocol(?: ABC)?|class) ["']([\w.]+)["']>""", r"\1", hint)
     hint = re.sub(r"\b(?:[a-z_]\w*\.)+(?=[A-Za-z_]\w*)", "", hint)  # module paths: builtins.int, cs336_lec2.x.Y
+    hint = re.sub(r"^Callable\[.*\]$", "callable", hint)
+    for name, words in _NAMES.items():
+        hint = re.sub(rf"\b{name}\b(?!\[)", words, hint)
     hint = re.sub(r"^Optional\[(.*)\]$", r"\1 | None", hint)
     hint = re.sub(r"Literal\[(.*?)\]", r"one of (\1)", hint)
-    words = [f"{'an' if w[0] in 'aeiou' else 'a'} {w}" if re.fullmatch(r"[A-Za-z_]\w*", w) and w != "None" else w
-             for w in hint.split(" | ")]
-    return " or ".join(words)
+    words = [f"{'an' if w[0] in 'aeiou' else 'a'} {w}" if re.fullmatch(r"[A-Za-z_][\w.]*", w)
+             and w not in ("None", "callable") else w for w in hint.split(" | ")]
+    return " or ".join(words).replace("numpy_array", "numpy array")
 
 
 def _one_line(message: str) -> str:
@@ -201,9 +218,10 @@ def _one_line(message: str) -> str:
 
 
 CONF = BeartypeConf(is_color=False, is_pep484_tower=True, claw_is_pep526=False, violation_type=ArgumentError,
-                    claw_skip_package_names=("cs336_lec2.publish",))
+                    hint_overrides=FrozenDict({int: numbers.Integral}), claw_skip_package_names=("cs336_lec2.publish",))
 """How beartype checks the package: plain text, an int is a float (PEP 484's tower), local variables
-unchecked (only what crosses a call), a violation an :class:`ArgumentError`; the publisher (a command
+unchecked (only what crosses a call), an ``int`` any integer (numpy's too, as ``float`` takes an int), a
+violation an :class:`ArgumentError`; the publisher (a command
 line, checked where its arguments enter) is left out."""
 
 
