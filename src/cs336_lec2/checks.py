@@ -217,12 +217,15 @@ def _one_line(message: str) -> str:
     return f"{call}(): {name} must be {_words(hint.rstrip('.'))}, got {got}"
 
 
-CONF = BeartypeConf(is_color=False, is_pep484_tower=True, claw_is_pep526=False, violation_type=ArgumentError,
-                    hint_overrides=FrozenDict({int: numbers.Integral}), claw_skip_package_names=("cs336_lec2.publish",))
-"""How beartype checks the package: plain text, an int is a float (PEP 484's tower), local variables
-unchecked (only what crosses a call), an ``int`` any integer (numpy's too, as ``float`` takes an int), a
-violation an :class:`ArgumentError`; the publisher (a command
-line, checked where its arguments enter) is left out."""
+CONF = BeartypeConf(
+    is_color=False, claw_is_pep526=False, violation_type=ArgumentError,
+    hint_overrides=FrozenDict({int: numbers.Integral, float: numbers.Real}),
+    claw_skip_package_names=("cs336_lec2.publish",),
+)
+"""How beartype checks the package: plain text; local variables unchecked (only what crosses a call); an
+``int`` any integer and a ``float`` any real number, numpy's too (``float`` takes an int, as PEP 484's
+tower says); a violation an :class:`ArgumentError`. The publisher (a command line, checked where its
+arguments enter) is left out."""
 
 
 def _got(value: object) -> str:

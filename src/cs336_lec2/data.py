@@ -25,7 +25,7 @@ import torch
 from beartype.vale import Is
 
 from .checks import FilePath, between
-from .device import check_device
+from .device import as_device
 from .safety import write_atomic as _write_atomically  # all or nothing: never a torn token file
 
 PathLike = FilePath
@@ -187,7 +187,7 @@ def get_batch(
             f"sequence_length={sequence_length} needs windows of {sequence_length + 1} tokens (inputs plus "
             f"one target), but data has only {len(data)} tokens"
         )
-    device = check_device("device", device)  # NoCudaError (a RuntimeError) where CUDA is missing
+    device = as_device("device", device)  # NoCudaError (a RuntimeError) where CUDA is missing
     if generator is not None and generator.device.type != "cpu":
         raise ValueError(f"generator must live on the CPU, got one on {generator.device}")
 

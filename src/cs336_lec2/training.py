@@ -31,7 +31,7 @@ from torch import nn
 from tqdm import tqdm  # plain tqdm: tqdm.auto warns on stderr in Jupyter without ipywidgets
 
 from .checks import check_bool, check_int, check_path, check_positive_real, is_bool
-from .device import check_device, device_arg
+from .device import as_device, device_arg
 from .models import Cruncher
 from .optim import check_state_dict, make_optimizer
 from .rng import check_rng_states, restore_rng_states, rng_states
@@ -226,7 +226,7 @@ def regression_batch(
     dim = check_int("dim", dim, minimum=1, max_bits=31)
     if batch_size * dim > 2**34:
         raise ValueError(f"batch_size x dim = {batch_size * dim:.3g} values: more than this package builds")
-    device = check_device("device", device)
+    device = as_device("device", device)
     if not isinstance(generator, torch.Generator):
         raise TypeError(f"generator must be a torch.Generator, got {type(generator).__name__} {generator!r}")
     x = torch.randn(batch_size, dim, generator=generator).to(device)

@@ -28,7 +28,7 @@ import torch
 import torch.distributed as dist
 
 from ..checks import check_choice, check_int, check_positive_real
-from ..device import check_device
+from ..device import as_device
 from ..safety import sigterm_as_interrupt
 from .worker import LAUNCHED_BY_TORCHRUN
 
@@ -55,7 +55,7 @@ def train_single_process(
         raise TypeError(f"spec must be a dict, got {type(spec).__name__}")
     micro_batches = check_int("micro_batches", micro_batches, minimum=1, maximum=1024)
     _check_train_spec(spec)  # a missing key was a raw KeyError
-    return train_single(spec, micro_batches, str(check_device("device", device)))
+    return train_single(spec, micro_batches, str(as_device("device", device)))
 
 
 class WorkerError(RuntimeError):
