@@ -22,7 +22,6 @@ import numbers
 import os
 import re
 from collections.abc import Callable, Iterable, Sequence
-from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any, SupportsFloat, TypeVar
 
 from beartype import BeartypeConf, FrozenDict
@@ -256,22 +255,6 @@ def check_int(name: str, value: object, *, minimum: int, maximum: int | None = N
     return number
 
 
-def check_count(name: str, value: object, *, minimum: int, max_bits: int | None = None) -> int:
-    """A count given as an int or as a float holding a whole number (``70e9``), as an int >= ``minimum``."""
-    expected = {0: "a non-negative whole number", 1: "a positive whole number"}.get(
-        minimum, f"a whole number >= {minimum}")
-    if is_bool(value) or not isinstance(value, numbers.Real):
-        raise TypeError(f"{name} must be {expected}, {_got(value)}")
-    if not isinstance(value, numbers.Integral) and not (math.isfinite(value) and value == int(value)):
-        raise ValueError(f"{name} must be {expected}, got {value!r}")
-    if value < minimum:
-        raise ValueError(f"{name} must be {expected}, got {value!r}")
-    count = int(value)
-    if max_bits is not None and count.bit_length() > max_bits:
-        raise _too_many_bits(name, count, max_bits, "number")
-    return count
-
-
 def _as_float(name: str, value: object, expected: str) -> float:
     """``value`` as a float: a real number that is not a bool, else ``TypeError``; huge ints ``ValueError``."""
     if is_bool(value) or not isinstance(value, (numbers.Real, SupportsFloat)) or isinstance(value, (str, bytes)):
@@ -334,22 +317,6 @@ def printable(text: object) -> str:
     return "".join(c if c.isprintable() else c.encode("unicode_escape").decode("ascii") for c in str(text))
 
 
-def check_path(name: str, value: object) -> Path:
-    """``value`` (a str or ``os.PathLike``, not blank) as a :class:`~pathlib.Path`.
-
-    An int would be taken as a file descriptor by ``open`` (and closed after), ``None`` or ``""`` as
-    "here": each is refused with an error naming ``name``.
-    """
-    if is_bool(value) or not isinstance(value, (str, os.PathLike)):
-        raise TypeError(f"{name} must be a file path (str or os.PathLike), {_got(value)}")
-    text = os.fspath(value)
-    if not isinstance(text, str) or not text.strip():
-        raise ValueError(f"{name} must name a file, got {value!r} (an unset variable?)")
-    if "\0" in text:
-        raise ValueError(f"{name} must not contain a NUL character, got {value!r}")
-    return Path(text)
-
-
 def check_format_widths(fmt: object) -> None:
     """The fields of a :class:`~cs336_lec2.floats.FloatFormat`: widths a float32 can carry, flags real bools.
 
@@ -377,16 +344,3 @@ def check_token_ids(name: str, ids: object, vocab_size: int) -> None:
 
 
 MAX_PARAMETERS = 2**36  # 69e9 values, 275 GB in fp32: a model this package BUILDS is never larger (a typo is)
-
-
-def check_buildable(config: object) -> None:
-    """Refuse (``ValueError``) to build a Transformer of ``config`` with more than :data:`MAX_PARAMETERS`
-    values, before any layer is allocated (``num_layers=2**1100`` never returned). Accounting for a
-    larger model needs no building: pass its config to :mod:`cs336_lec2.transformer` instead."""
-    c = config
-    d, layers = c.d_model, c.num_layers  # type: ignore[attr-defined]
-    values = layers * d * (4 * d + 3 * c.d_ff) + (c.vocab_size + c.context_length) * d  # type: ignore[attr-defined]
-    if values > MAX_PARAMETERS:
-        raise ValueError(f"a model with vocab_size={c.vocab_size}, context_length={c.context_length}, "  # type: ignore[attr-defined]
-                         f"num_layers={layers}, d_model={d} would hold about 2**{values.bit_length() - 1} "
-                         f"parameters, more than the {MAX_PARAMETERS:.3g} this package builds")

@@ -1,10 +1,11 @@
 """Show the package's own code inside a chapter, so the book teaches it without keeping a copy.
 
-A chapter shows the idea of a function, not its error handling: :func:`show_source` leaves out the
-argument checks (``check_int(...)``, ``_check_pair(...)``, ``if <bad>: raise ...`` guards) and the
-long error messages, and says so in one comment line that names the file and line of the full
-source. Every other line is the function's own source, verbatim and in order: the listing is still
-the code that runs. ``show_source(fn, full=True)`` shows everything.
+A chapter shows the idea of a function, not its error handling. Argument types are checked by
+beartype where a call enters (:mod:`cs336_lec2.checks`), so a formula's body holds no checks and its
+listing is the function as it is; :func:`show_source` leaves out only the value rules that remain
+(``if <bad>: raise ...`` guards) and long error messages, and says so in one comment line that names
+the file and line of the full source. Every other line is the function's own source, verbatim and in
+order. ``show_source(fn, full=True)`` shows everything.
 """
 
 from __future__ import annotations
@@ -15,9 +16,9 @@ import textwrap
 from pathlib import PurePath
 from typing import Any
 
-from .checks import check_bool
+from .checks import Flag
 
-ELIDED = "# … argument checks elided"
+ELIDED = "# … checks elided"
 
 
 def source_of(obj: Any) -> str:
@@ -40,29 +41,14 @@ def _where(obj: Any) -> tuple[str, int]:
 
 
 def _call_name(node: ast.AST) -> str:
-    if isinstance(node, ast.Call):
-        func = node.func
-        if isinstance(func, ast.Name):
-            return func.id
-        if isinstance(func, ast.Attribute):
-            return func.attr
-    return ""
-
-
-def _is_check_call(stmt: ast.stmt) -> bool:
-    """``check_x(...)``, ``_check_x(...)`` as a statement or as the value of an assignment."""
-    if isinstance(stmt, (ast.Expr, ast.Assign, ast.AnnAssign)) and stmt.value is not None:
-        values = stmt.value.elts if isinstance(stmt.value, ast.Tuple) else [stmt.value]
-        return all(_call_name(v).startswith(("check_", "_check")) for v in values)
-    return False
+    func = node.func if isinstance(node, ast.Call) else None
+    return func.id if isinstance(func, ast.Name) else func.attr if isinstance(func, ast.Attribute) else ""
 
 
 def _is_guard(stmt: ast.stmt) -> bool:
-    """A statement that does nothing but refuse: a check call, a raise, an if/for made of those."""
+    """A statement that does nothing but refuse: a raise, an if/for made of those."""
     if isinstance(stmt, ast.Raise):
         return stmt.exc is not None  # a bare ``raise`` re-raises: that is the logic, not a check
-    if _is_check_call(stmt):
-        return True
     if isinstance(stmt, (ast.If, ast.For)):
         blocks = [stmt.body, stmt.orelse] if isinstance(stmt, ast.If) else [stmt.body]
         return not (isinstance(stmt, ast.For) and stmt.orelse) and all(
@@ -116,16 +102,6 @@ def _blocks(node: ast.AST) -> list[list[ast.stmt]]:
     return out
 
 
-def _bound_names(stmt: ast.stmt) -> list[str]:
-    """``secs`` for ``secs = check_positive_real("seconds", seconds)``: a checked copy, new name."""
-    if not (_is_check_call(stmt) and isinstance(stmt, ast.Assign)):
-        return []
-    values = stmt.value.elts if isinstance(stmt.value, ast.Tuple) else [stmt.value]
-    given = {a.id for v in values for a in getattr(v, "args", []) if isinstance(a, ast.Name)}
-    targets = [p for t in stmt.targets for p in (t.elts if isinstance(t, ast.Tuple) else [t])]
-    return [name for name in (ast.unparse(t) for t in targets) if name not in given]
-
-
 class _Elider:
     """Collects which source lines a listing drops and which comment replaces them."""
 
@@ -154,17 +130,12 @@ class _Elider:
         if body and all(id(s) in marked for s in body):
             if in_class:  # a method that only checks (``__post_init__``) goes as a whole
                 top = min([fn.lineno, *(d.lineno for d in fn.decorator_list)])
-                self._replace(top, fn.end_lineno or fn.lineno, f"# … {fn.name}() elided: argument checks only "
+                self._replace(top, fn.end_lineno or fn.lineno, f"# … {fn.name}() elided: checks only "
                               f"({where})")
             return  # a function that only checks is shown as it is
         runs = self._runs(body, marked)
         for n, run in enumerate(runs):
-            bound = [name for stmt in run for name in _bound_names(stmt)]
             text = f"{ELIDED} ({where})" if n == 0 else "# … more checks elided"
-            if bound:
-                also = f"; they set {', '.join(bound)}"
-                fits = len(text) + len(also) + fn.col_offset + 4 <= 88
-                text += also if fits else f"\n#   (they set {', '.join(bound)})"
             self._replace(run[0].lineno, run[-1].end_lineno or run[-1].lineno, text)
         self._nested(body, marked)
 
@@ -176,7 +147,7 @@ class _Elider:
             changed = False
             for stmt in body:
                 made = _assigned(stmt)
-                if id(stmt) in marked or not made or _bound_names(stmt):
+                if id(stmt) in marked or not made:
                     continue
                 read_by_kept = _loads(fn, marked | {id(stmt)})
                 read_by_marked = set().union(*(_loads(s, set()) for s in body if id(s) in marked))
@@ -264,8 +235,6 @@ def elide_checks(code: str, where: tuple[str, int] = ("?", 1)) -> str:
     ``where`` is the file and first line of ``code`` in it, for the comment that points at the full
     source. Lines that stay are the source's own lines, in order.
     """
-    if not isinstance(code, str):
-        raise TypeError(f"code must be source text (a str), got {type(code).__name__}")
     lines = code.splitlines()
     try:
         tree = ast.parse(code)
@@ -287,7 +256,7 @@ def elide_checks(code: str, where: tuple[str, int] = ("?", 1)) -> str:
     return "\n".join(out) + "\n"
 
 
-def show_source(obj: Any, *, full: bool = False) -> Any:
+def show_source(obj: Any, *, full: Flag = False) -> Any:
     """Display ``obj``'s source: highlighted Markdown in Jupyter, plain text elsewhere.
 
     By default the listing is :func:`elide_checks`'s: the idea, with the argument checks replaced by
@@ -295,7 +264,6 @@ def show_source(obj: Any, *, full: bool = False) -> Any:
     ``Markdown`` object (rendered by Jupyter) when IPython is present, else the source string, so the
     cell's stored output is the same text on every machine.
     """
-    full = check_bool("full", full)
     if isinstance(obj, property) and obj.fget is not None:  # a property shows its getter
         obj = obj.fget
     code = source_of(obj)
