@@ -64,29 +64,30 @@ def _finite(x: Any) -> bool:
 
 @rule(f"a non-negative int below 2**{MAX_BITS}")
 def _count(n: Any) -> bool:
-    return is_int(n) and n >= 0 and int(n).bit_length() <= MAX_BITS
+    return bool(is_int(n) and n >= 0 and int(n).bit_length() <= MAX_BITS)
 
 
 @rule(f"a positive int below 2**{MAX_BITS}")
 def _positive_count(n: Any) -> bool:
-    return is_int(n) and n > 0 and int(n).bit_length() <= MAX_BITS
+    return bool(is_int(n) and n > 0 and int(n).bit_length() <= MAX_BITS)
 
 
 @rule(f"a non-negative whole number (an int, or a float such as 70e9) below 2**{MAX_BITS}")
 def _whole(x: Any) -> bool:
-    return _finite(x) and isinstance(x, numbers.Real) and x >= 0 and x == int(x) and int(x).bit_length() <= MAX_BITS
+    whole = _finite(x) and isinstance(x, numbers.Real) and x >= 0 and x == int(x)
+    return bool(whole and int(x).bit_length() <= MAX_BITS)
 
 
 @rule(f"a positive whole number (an int, or a float such as 70e9) below 2**{MAX_BITS}")
 def _positive_whole(x: Any) -> bool:
-    return _whole(x) and x > 0
+    return bool(_whole(x) and x > 0)
 
 
 def between(low: int, high: int) -> Callable[[Any], bool]:
     """A validator for ``Annotated[int, Is[between(low, high)]]``: an int (numpy's too, never a bool) in
     ``[low, high]``, named in the one-line message as "an int in [low, high]"."""
     def valid(n: Any) -> bool:
-        return is_int(n) and low <= n <= high
+        return bool(is_int(n) and low <= n <= high)
     valid.__name__ = valid.__qualname__ = f"_between_{low}_{high}".replace("-", "minus")
     _EXPECTED[valid.__name__] = f"an int in [{low}, {high}]"
     return valid
@@ -94,32 +95,32 @@ def between(low: int, high: int) -> Callable[[Any], bool]:
 
 @rule(f"a sequence of non-negative ints below 2**{MAX_BITS} (not a str)")
 def _counts(seq: Any) -> bool:
-    return not isinstance(seq, (str, bytes)) and all(_count(n) for n in seq)
+    return bool(not isinstance(seq, (str, bytes)) and all(_count(n) for n in seq))
 
 
 @rule("a finite number (not a bool)")
 def _real(x: Any) -> bool:
-    return _finite(x)
+    return bool(_finite(x))
 
 
 @rule("a finite number >= 0")
 def _non_negative_real(x: Any) -> bool:
-    return _finite(x) and float(x) >= 0
+    return bool(_finite(x) and float(x) >= 0)
 
 
 @rule("a positive finite number")
 def _positive_real(x: Any) -> bool:
-    return _finite(x) and float(x) > 0
+    return bool(_finite(x) and float(x) > 0)
 
 
 @rule("a probability, a number in [0, 1]")
 def _probability(x: Any) -> bool:
-    return _finite(x) and 0 <= float(x) <= 1
+    return bool(_finite(x) and 0 <= float(x) <= 1)
 
 
 @rule("True or False")
 def _flag(x: Any) -> bool:
-    return is_bool(x)
+    return bool(is_bool(x))
 
 
 @rule("a file path (str or os.PathLike), not blank and without NUL")
@@ -182,13 +183,12 @@ _NAMES = {"ndarray": "numpy_array", "Generator": "torch.Generator", "Tensor": "t
 def _words(hint: str) -> str:
     """A type hint of beartype's message in words: ``Annotated[..., Is[rule]]`` as the rule's words,
     ``Literal['a', 'b']`` as "one of ('a', 'b')", a class as "a TransformerConfig", ``X | None`` as "X or None"."""
-    hint = re.sub(r"typing\.Annotated\[.*?beartype\.vale\.Is\[(\w+)\]\]",
-                  lambda m: _EXPECTED.get(m.group(1), m.group(1)), hint)
     hint = re.sub(r"""<(?:protocol(?: ABC)?|class) ["']([\w.]+)["']>""", r"\1", hint)
     hint = re.sub(r"\b(?:[a-z_]\w*\.)+(?=[A-Za-z_]\w*)", "", hint)  # module paths: builtins.int, cs336_lec2.x.Y
     hint = re.sub(r"^Callable\[.*\]$", "callable", hint)
     for name, words in _NAMES.items():
-        hint = re.sub(rf"\b{name}\b(?!\[)", words, hint)
+        hint = re.sub(rf"(?<![\w.]){name}\b(?!\[)", words, hint)
+    hint = re.sub(r"Annotated\[.*?Is\[(\w+)\]\]", lambda m: _EXPECTED.get(m.group(1), m.group(1)), hint)
     hint = re.sub(r"^Optional\[(.*)\]$", r"\1 | None", hint)
     hint = re.sub(r"Literal\[(.*?)\]", r"one of (\1)", hint)
     words = [f"{'an' if w[0] in 'aeiou' else 'a'} {w}" if re.fullmatch(r"[A-Za-z_][\w.]*", w)
@@ -200,11 +200,12 @@ def _one_line(message: str) -> str:
     """beartype's message in one line, as the package has always said it: ``f(): name must be X, got T value``."""
     text = re.sub(r"\s+", " ", message.strip())  # a tensor's repr spans lines
     found = re.match(r"(?:Function|Method) ([\w.<>]+)\(\) parameter (\w+)=(.*?) violates (?:type hint|validator) "
-                     r"(.*?), as (<class [\"'][\w.]+[\"']>|[\w.]+) ", text)
+                     r"(.*?), as (<(?:class|protocol)[^>]*>|[\w.]+) ", text)
     if not found:  # a return value or a class check: beartype's words, in one line
         return _words(text)
     where, name, got, hint, kind = found.groups()
-    kind = re.sub(r"""<class ["'](?:[\w]+\.)*(\w+)["']>""", r"\1", kind)
+    if kind.startswith("<"):  # <class "builtins.NoneType">, <protocol "numpy.bool">: beartype quotes the value
+        kind, got = re.sub(r"""^<\w+(?: ABC)? ["'](?:\w+\.)*(\w+)["']>$""", r"\1", kind), got.strip('"')
     if kind == "NoneType":
         got = "None"
     elif re.fullmatch(r"-?\d{40,}\.\.\.", got):  # beartype cut a huge int short
@@ -315,23 +316,6 @@ def printable(text: object) -> str:
     """``text`` with every character that is not printable (newlines, terminal escapes such as ``\\x1b[2J``,
     bidi overrides) written as its escape (``\\n``, ``\\x1b``, ``\\u202e``): one line, safe to print."""
     return "".join(c if c.isprintable() else c.encode("unicode_escape").decode("ascii") for c in str(text))
-
-
-def check_format_widths(fmt: object) -> None:
-    """The fields of a :class:`~cs336_lec2.floats.FloatFormat`: widths a float32 can carry, flags real bools.
-
-    float32 carries every computation there, so a format may be at most as wide as it.
-    """
-    exponent, mantissa, total = fmt.exponent_bits, fmt.mantissa_bits, fmt.total_bits  # type: ignore[attr-defined]
-    if not (is_int(exponent) and 2 <= exponent <= 8):
-        raise ValueError(f"exponent_bits must be an int in [2, 8], got {exponent!r}")
-    if not (is_int(mantissa) and 1 <= mantissa <= 23):
-        raise ValueError(f"mantissa_bits must be an int in [1, 23], got {mantissa!r}")
-    width = 1 + exponent + mantissa
-    if not (is_int(total) and total % 8 == 0 and total >= width):
-        raise ValueError(f"total_bits must be a multiple of 8 and >= bit_width {width}, got {total!r}")
-    check_bool("ieee_specials", fmt.ieee_specials)  # type: ignore[attr-defined]
-    check_bool("saturates", fmt.saturates)  # type: ignore[attr-defined]
 
 
 def check_token_ids(name: str, ids: object, vocab_size: int) -> None:

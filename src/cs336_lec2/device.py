@@ -77,7 +77,7 @@ def as_device(name: str, value: object, *, available: bool = True) -> torch.devi
 
 @rule("a floating-point torch.dtype such as torch.float32")
 def _floating(dtype: torch.dtype) -> bool:
-    return dtype.is_floating_point
+    return bool(dtype.is_floating_point)
 
 
 FloatDtype = Annotated[torch.dtype, Is[_floating]]

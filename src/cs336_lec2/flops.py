@@ -79,7 +79,9 @@ def roofline(intensity: NonNegativeReal, peak: PositiveReal | Peak, bandwidth: P
     return min(float(peak), float(intensity) * float(bandwidth))
 
 
-def mfu(flops: NonNegativeReal, seconds: PositiveReal, peak: PositiveReal | Peak, *, strict: Flag = True) -> float:
+def mfu(
+    flops: NonNegativeReal, seconds: PositiveReal, peak: PositiveReal | Peak, *, strict: Flag = True
+) -> float:
     """Model FLOPs utilization: ``flops / seconds / peak``, a fraction in ``[0, 1]``.
 
     ``peak`` is a :class:`~cs336_lec2.hardware.Peak` or a float in FLOP/s (taken as a datasheet

@@ -34,7 +34,7 @@ CUDA_BLOCK_BYTES = 512
 @rule("a strided (dense), non-quantized torch.Tensor")
 def _strided(x: torch.Tensor) -> bool:
     # quantized sub-byte dtypes (quint4x2) pack several elements per byte: no count here holds for them
-    return x.layout == torch.strided and not x.is_quantized
+    return bool(x.layout == torch.strided and not x.is_quantized)
 
 
 Strided = Annotated[torch.Tensor, Is[_strided]]

@@ -40,22 +40,22 @@ COLLECTIVES: tuple[Collective, ...] = get_args(Collective)
 # Bytes must stay within a float (~2**1024): parameter counts up to 2**512, bytes per value up to 2**64.
 @rule("a non-negative int below 2**512")
 def _params(n: int) -> bool:
-    return int(n).bit_length() <= 512
+    return bool(int(n).bit_length() <= 512)
 
 
 @rule("a non-negative int below 2**64")
 def _state_bytes(n: int) -> bool:
-    return int(n).bit_length() <= 64
+    return bool(int(n).bit_length() <= 64)
 
 
 @rule("a positive int below 2**64")
 def _value_bytes(n: int) -> bool:
-    return n > 0 and int(n).bit_length() <= 64
+    return bool(n > 0 and int(n).bit_length() <= 64)
 
 
 @rule("a positive int up to 2**20")
 def _ranks(n: int) -> bool:
-    return n <= 2**20
+    return bool(n <= 2**20)
 
 
 Params = Annotated[Count, Is[_params]]

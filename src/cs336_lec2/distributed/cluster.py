@@ -44,17 +44,17 @@ from .nccl import page_table as nccl_table
 
 @rule("a positive int up to 2**40")
 def _world(n: int) -> bool:
-    return n <= 2**40  # 2**1100 met a float: OverflowError
+    return bool(n <= 2**40  # 2**1100 met a float: OverflowError)
 
 
 @rule("a positive int below 2**31")
 def _units(n: int) -> bool:
-    return n < 2**31
+    return bool(n < 2**31)
 
 
 @rule("a positive int below 2**512")
 def _positive(n: int) -> bool:
-    return n > 0
+    return bool(n > 0)
 
 
 WorldSize = Annotated[PositiveCount, Is[_world]]

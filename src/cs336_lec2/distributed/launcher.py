@@ -43,7 +43,7 @@ MicroBatches = Annotated[int, Is[between(1, 1024)]]
 
 @rule(f"a positive finite number of seconds, at most {MAX_TIMEOUT:g}")
 def _timeout(seconds: float) -> bool:
-    return seconds <= MAX_TIMEOUT
+    return bool(seconds <= MAX_TIMEOUT)
 
 
 Timeout = Annotated[PositiveReal, Is[_timeout]]
