@@ -44,7 +44,7 @@ from .nccl import page_table as nccl_table
 
 @rule("a positive int up to 2**40")
 def _world(n: int) -> bool:
-    return bool(n <= 2**40  # 2**1100 met a float: OverflowError)
+    return bool(n <= 2**40)  # 2**1100 met a float: OverflowError
 
 
 @rule("a positive int below 2**31")
