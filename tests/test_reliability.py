@@ -148,7 +148,7 @@ def test_cpu_info_refuses_a_file_descriptor_or_a_bool_and_closes_nothing(tmp_pat
     from cs336_lec2.hardware.cpus import cpu_info
 
     with open(tmp_path / "mine.txt", "w") as f:
-        with pytest.raises(TypeError, match=r"^path must be a file path \(str or os\.PathLike\), got "):
+        with pytest.raises(TypeError, match=r"path must be a file path \(str or os\.PathLike\)"):
             cpu_info(f.fileno() if bad == 0 else bad)
         f.write("still open")  # EBADF here before the fix
     assert (tmp_path / "mine.txt").read_text() == "still open"
@@ -194,7 +194,7 @@ def _saved(tmp_path):
     ("lr", "x", r"param_groups\[0\]\.lr must be a number"),
     ("lr", float("nan"), r"param_groups\[0\]\.lr must be a finite number"),
     ("lr", -1.0, r"param_groups\[0\]\.lr must be a finite number in \[0\.0, inf\)"),
-    pytest.param("lr", 2**1100, r"param_groups\[0\]\.lr is a 1101-bit integer", id="lr-2**1100"),
+    pytest.param("lr", 2**1100, r"c\.pt: optimizer state: param_groups\[0\]\.lr must be a finite", id="lr-2**1100"),
     ("step", -7, r"'step' must be a whole number >= 0, got -7"),
     ("step", True, r"'step' is missing or not a int"),
     ("param_groups", 5, r"'param_groups' must be a list of dicts"),

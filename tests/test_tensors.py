@@ -251,7 +251,7 @@ def test_cuda_memory_allocated_grows_by_the_block(numel) -> None:
 @pytest.mark.filterwarnings("ignore:torch.quantize_per_tensor:UserWarning")
 @pytest.mark.parametrize("fn", [memory_bytes, storage_bytes, element_offsets, storage_view, describe_layout])
 def test_rejects_non_tensors_and_sparse(fn) -> None:
-    with pytest.raises(TypeError, match=r"x must be a torch\.Tensor, got list"):
+    with pytest.raises(TypeError, match=r"x must be a strided \(dense\), non-quantized torch\.Tensor"):
         fn([1.0, 2.0])
     with pytest.raises(ValueError, match="x must be a strided"):
         fn(torch.eye(3).to_sparse())
@@ -261,7 +261,7 @@ def test_rejects_non_tensors_and_sparse(fn) -> None:
 
 
 def test_same_storage_rejects_non_tensors() -> None:
-    with pytest.raises(TypeError, match=r"a must be a torch\.Tensor"):
+    with pytest.raises(TypeError, match=r"a must be a strided \(dense\), non-quantized torch\.Tensor"):
         same_storage(1, torch.zeros(1))
     with pytest.raises(TypeError, match=r"b must be a torch\.Tensor"):
         same_storage(torch.zeros(1), np.zeros(1))
@@ -271,7 +271,7 @@ def test_same_storage_rejects_non_tensors() -> None:
 
 def test_element_offset_rejections() -> None:
     x = torch.zeros(3, 4)
-    with pytest.raises(TypeError, match="index must be a tuple of ints"):
+    with pytest.raises(TypeError, match=r"index must be Sequence\[int\]"):
         element_offset(x, 5)
     with pytest.raises(ValueError, match=r"one entry per dimension of x \(x.dim\(\)=2\), got 1"):
         element_offset(x, (1,))
@@ -310,12 +310,12 @@ def test_contiguous_strides_rejections() -> None:
 
 @pytest.mark.parametrize("bad", [1.5, True, "512", None, np.float64(4.0)])
 def test_cuda_block_bytes_rejects_non_ints(bad) -> None:
-    with pytest.raises(TypeError, match="nbytes must be an int, got"):
+    with pytest.raises(TypeError, match=r"nbytes must be a non-negative int below 2\*\*1000"):
         cuda_block_bytes(bad)
 
 
 def test_cuda_block_bytes_rejects_negative_sizes() -> None:
-    with pytest.raises(ValueError, match="nbytes must be a non-negative int, got -1"):
+    with pytest.raises(ValueError, match=r"nbytes must be a non-negative int below 2\*\*1000"):
         cuda_block_bytes(-1)
 
 
