@@ -346,7 +346,7 @@ def test_unknown_format_lists_the_known_ones() -> None:
     with pytest.raises(ValueError, match=r"fmt must be one of \['bf16', 'fp16', 'fp32', 'fp8_e4m3'"):
         get_format("fp64")
     for fn in (lambda: decompose(1.0, "fp64"), lambda: round_to_format(1.0, "e4m3"), lambda: spacing(3, 1.0)):
-        with pytest.raises(ValueError, match=r"fmt must be a str or a FloatFormat"):
+        with pytest.raises(ValueError, match=r"fmt must be (one of \['bf16'|a str or a FloatFormat)"):
             fn()
     assert get_format(FORMATS["bf16"]) is FORMATS["bf16"]
     custom = FloatFormat("e3m2", 3, 2, 8, None)
@@ -373,7 +373,7 @@ def test_impossible_layouts_are_rejected(fields: tuple, message: str) -> None:
 @pytest.mark.parametrize("bad", ["1.0", None, True, 1j])
 def test_non_real_inputs_are_rejected(bad: object) -> None:
     for fn in (decompose, round_to_format, spacing):
-        with pytest.raises(TypeError, match=r"x must be a float"):
+        with pytest.raises(TypeError, match=r"x must be a real number"):
             fn(bad, "fp16") if fn is not spacing else fn("fp16", bad)
 
 
@@ -390,7 +390,7 @@ def test_other_rejections() -> None:
     with pytest.raises(ValueError, match="more than limit=1000"):
         representable_values("fp32", 1, 2, limit=1000)
     for limit in (0, -5, 1.5, True):
-        with pytest.raises(ValueError, match="limit must be a positive int"):
+        with pytest.raises(ValueError, match=r"limit must be an int"):
             representable_values("fp16", 1, 2, limit=limit)  # type: ignore[arg-type]
     with pytest.raises(TypeError, match="lo must be a real number"):
         representable_values("fp16", "0", 1)  # type: ignore[arg-type]
