@@ -373,7 +373,7 @@ def test_impossible_layouts_are_rejected(fields: tuple, message: str) -> None:
 @pytest.mark.parametrize("bad", ["1.0", None, True, 1j])
 def test_non_real_inputs_are_rejected(bad: object) -> None:
     for fn in (decompose, round_to_format, spacing):
-        with pytest.raises(TypeError, match=r"x must be a real number"):
+        with pytest.raises(TypeError, match=r"x must be a (real number|float)"):
             fn(bad, "fp16") if fn is not spacing else fn("fp16", bad)
 
 
@@ -390,9 +390,9 @@ def test_other_rejections() -> None:
     with pytest.raises(ValueError, match="more than limit=1000"):
         representable_values("fp32", 1, 2, limit=1000)
     for limit in (0, -5, 1.5, True):
-        with pytest.raises(ValueError, match=r"limit must be an int"):
+        with pytest.raises(ValueError, match=r"limit must be (an int|a positive int)"):
             representable_values("fp16", 1, 2, limit=limit)  # type: ignore[arg-type]
-    with pytest.raises(TypeError, match="lo must be a real number"):
+    with pytest.raises(TypeError, match=r"lo must be a (real number|float)"):
         representable_values("fp16", "0", 1)  # type: ignore[arg-type]
     for bits in (-1, 2.0, True):
         with pytest.raises(ValueError, match=r"bits must be an int in \[0, 65536\]"):

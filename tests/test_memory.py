@@ -103,7 +103,7 @@ def test_numpy_integers_are_accepted() -> None:
 @pytest.mark.parametrize("bad", [-1, -(10**12), -7e9])
 def test_negative_counts_are_rejected(name: str, bad: int) -> None:
     kwargs = {"num_params": 10, "activations": 0, name: bad}
-    with pytest.raises(ValueError, match=f"{name} must be a non-negative whole number, got {bad}"):
+    with pytest.raises(ValueError, match=f"{name} must be a non-negative whole number .*, got .*{bad}"):
         training_memory(kwargs.pop("num_params"), **kwargs)
 
 

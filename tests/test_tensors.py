@@ -295,14 +295,14 @@ def test_element_offset_rejections() -> None:
 def test_contiguous_strides_rejects_negative_sizes(shape, bad, data) -> None:
     at = data.draw(st.integers(0, len(shape)))
     shape = [*shape[:at], bad, *shape[at:]]
-    with pytest.raises(ValueError, match=rf"shape\[{at}\] must be a non-negative int, got {bad}"):
+    with pytest.raises(ValueError, match=rf"shape must be a sequence of non-negative ints .*{bad}"):
         contiguous_strides(shape)
 
 
 def test_contiguous_strides_rejections() -> None:
-    with pytest.raises(TypeError, match=r"shape\[1\] must be an int, got float 2.0"):
+    with pytest.raises(TypeError, match=r"shape must be a sequence of non-negative ints .*2.0"):
         contiguous_strides((3, 2.0))
-    with pytest.raises(TypeError, match=r"shape\[0\] must be an int, got bool True"):
+    with pytest.raises(TypeError, match=r"shape must be a sequence of non-negative ints .*True"):
         contiguous_strides((True,))
     with pytest.raises(TypeError, match="shape must be a tuple of non-negative ints, got int"):
         contiguous_strides(3)
