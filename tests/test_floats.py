@@ -395,7 +395,7 @@ def test_other_rejections() -> None:
     with pytest.raises(TypeError, match=r"lo must be a (real number|float)"):
         representable_values("fp16", "0", 1)  # type: ignore[arg-type]
     for bits in (-1, 2.0, True):
-        with pytest.raises(ValueError, match=r"bits must be an int in \[0, 65536\]"):
+        with pytest.raises(ValueError, match=r"bits must be an int"):
             to_binary_fraction(0.5, bits)  # type: ignore[arg-type]
     for x in (math.inf, math.nan, "abc", None):
         with pytest.raises(ValueError, match="x must be a finite number or a decimal string"):

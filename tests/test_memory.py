@@ -138,7 +138,7 @@ def test_unknown_optimizer_lists_the_valid_ones(bad: object) -> None:
     with pytest.raises(ValueError, match="optimizer must be one of") as info:
         training_memory(10, optimizer=bad)  # type: ignore[arg-type]
     assert all(repr(name) in str(info.value) for name in OPTIMIZER_STATES)
-    assert str(info.value).endswith(f"got {bad!r}")
+    assert str(info.value).endswith(f"got str {bad!r}")
 
 
 @pytest.mark.parametrize("bad", ["bf16", "fp16", "FP32", None])

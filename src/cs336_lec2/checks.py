@@ -214,6 +214,8 @@ def _one_line(message: str) -> str:
         got = f"{kind.rsplit('.', 1)[-1]} {got if len(got) <= 80 else got[:77] + '...'}"
     parts = where.split(".")
     call = parts[-2] if parts[-1] == "__init__" and len(parts) > 1 else parts[-1]
+    if name == "value" and call.isidentifier():  # a property's setter: the property is what a reader set
+        name = call
     return f"{call}(): {name} must be {_words(hint.rstrip('.'))}, got {got}"
 
 

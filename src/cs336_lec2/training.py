@@ -56,15 +56,15 @@ def set_seed(seed: Seed) -> None:
         torch.cuda.manual_seed_all(seed)
 
 
-def _check_plain(name: str, value: object) -> None:
+def _refuse_unloadable(name: str, value: object) -> None:
     """Raise unless ``value`` is made of tensors and plain Python values (what ``weights_only`` loads)."""
     if isinstance(value, dict):
         for key, item in value.items():
-            _check_plain(f"{name}[{key!r}]", key)
-            _check_plain(f"{name}[{key!r}]", item)
+            _refuse_unloadable(f"{name}[{key!r}]", key)
+            _refuse_unloadable(f"{name}[{key!r}]", item)
     elif isinstance(value, (list, tuple)):
         for i, item in enumerate(value):
-            _check_plain(f"{name}[{i}]", item)
+            _refuse_unloadable(f"{name}[{i}]", item)
     elif isinstance(value, np.generic):  # np.float64 passes as a float, but weights_only loads refuse it
         raise TypeError(f"{name} is a numpy {type(value).__name__}: weights-only loading refuses numpy objects; "
                         f"pass {value!r}.item() (a plain Python number) instead")
@@ -91,7 +91,7 @@ def save_checkpoint(
     then replace ``path`` with :func:`os.replace`; a crash mid-save leaves the previous checkpoint
     intact. ``extra`` values must be tensors or plain Python values. Returns the file's size in bytes.
     """
-    _check_plain("extra", extra)
+    _refuse_unloadable("extra", extra)
     step, path = int(step), Path(path)
     if path.is_dir():  # also "" (the current folder): os.replace would fail with a raw IsADirectoryError
         raise ValueError(f"path must name a checkpoint file, got {str(path)!r}, which is a folder")

@@ -80,7 +80,8 @@ class RankMemory:
 
 def zero_memory(
     num_params: Params, world_size: PositiveCount, stage: Stage, *,
-    param_bytes: StateBytes = 2, grad_bytes: StateBytes = 2, optimizer_bytes: StateBytes = 12,
+    param_bytes: StateBytes = 2, grad_bytes: StateBytes = 2,
+    optimizer_bytes: StateBytes = 12,
 ) -> RankMemory:
     """Per-rank bytes of the training state under ``stage``, the ZeRO paper's way.
 

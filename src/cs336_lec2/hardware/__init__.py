@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
 
 import torch
@@ -217,7 +218,7 @@ def cpu_flops_per_cycle(key: str, flags: frozenset[str] | str, core: CpuCore | N
 def cpu_peak_estimate(
     dtype: torch.dtype | str = "fp32",
     *,
-    flags: frozenset[str] | str | None = None,
+    flags: AbstractSet[str] | str | None = None,
     threads: PositiveCount | None = None,
     clock_hz: PositiveReal | None = None,
     core: CpuCore | None = None,
