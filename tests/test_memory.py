@@ -138,7 +138,7 @@ def test_unknown_optimizer_lists_the_valid_ones(bad: object) -> None:
     with pytest.raises(ValueError, match="optimizer must be one of") as info:
         training_memory(10, optimizer=bad)  # type: ignore[arg-type]
     assert all(repr(name) in str(info.value) for name in OPTIMIZER_STATES)
-    assert str(info.value).endswith(f"got str {bad!r}")
+    assert str(info.value).endswith(repr(bad))
 
 
 @pytest.mark.parametrize("bad", ["bf16", "fp16", "FP32", None])
@@ -163,7 +163,7 @@ def test_tensor_bytes_counts_each_storage_once() -> None:
 
 
 def test_tensor_bytes_rejects_non_tensors() -> None:
-    with pytest.raises(TypeError, match=r"tensors must be Iterable\[torch\.Tensor\] or a torch\.Tensor"):
+    with pytest.raises(TypeError, match=r"tensors must (be Iterable\[torch\.Tensor\]|contain only torch\.Tensor)"):
         tensor_bytes([torch.zeros(1), [1.0]])  # type: ignore[list-item]
 
 

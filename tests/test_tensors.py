@@ -271,7 +271,7 @@ def test_same_storage_rejects_non_tensors() -> None:
 
 def test_element_offset_rejections() -> None:
     x = torch.zeros(3, 4)
-    with pytest.raises(TypeError, match=r"index must be Sequence\[int\]"):
+    with pytest.raises(TypeError, match=r"index must be Sequence\[(int|Any)\]"):
         element_offset(x, 5)
     with pytest.raises(ValueError, match=r"one entry per dimension of x \(x.dim\(\)=2\), got 1"):
         element_offset(x, (1,))
@@ -283,7 +283,7 @@ def test_element_offset_rejections() -> None:
         element_offset(x, (-4, 0))
     with pytest.raises(IndexError, match="of size 0"):
         element_offset(torch.zeros(2, 0), (0, 0))
-    with pytest.raises(TypeError, match="index\\[0\\] must be an int, got float"):
+    with pytest.raises(TypeError, match=r"index\[0\] must be an int, got float"):
         element_offset(x, (1.0, 0))
     with pytest.raises(TypeError, match="index\\[1\\] must be an int, got bool"):
         element_offset(x, (0, True))

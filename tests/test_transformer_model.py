@@ -271,7 +271,7 @@ def test_config_rejects_bad_architecture(kwargs: dict, error: type[Exception], m
 
 def test_recompute_choices_are_checked() -> None:
     model = _tiny_lm()
-    with pytest.raises(ValueError, match=r"recompute must be one of \('none', 'selective', 'full'\), got 'no'"):
+    with pytest.raises(ValueError, match=r"recompute must be one of \('none', 'selective', 'full'\), got str 'no'"):
         model.recompute = "no"
     with pytest.raises(TypeError, match="checkpointing must be True or False"):
         model.checkpointing = "True"  # type: ignore[assignment]

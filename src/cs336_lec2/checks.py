@@ -199,7 +199,8 @@ def _words(hint: str) -> str:
 def _one_line(message: str) -> str:
     """beartype's message in one line, as the package has always said it: ``f(): name must be X, got T value``."""
     text = re.sub(r"\s+", " ", message.strip())  # a tensor's repr spans lines
-    found = re.match(r"(?:Function|Method) ([\w.<>]+)\(\) parameter (\w+)=(.*?) violates (?:type hint|validator) "
+    found = re.match(r"(?:Function|Method|Class method|Static method) ([\w.<>]+)\(\) parameter (\w+)=(.*?) "
+                     r"violates (?:type hint|validator) "
                      r"(.*?), as (<(?:class|protocol)[^>]*>|[\w.]+) ", text)
     if not found:  # a return value or a class check: beartype's words, in one line
         return _words(text)

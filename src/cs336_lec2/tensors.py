@@ -94,7 +94,7 @@ def contiguous_strides(shape: Counts) -> tuple[int, ...]:
     return tuple(reversed(strides))
 
 
-def element_offset(x: Strided, index: Sequence[int]) -> int:
+def element_offset(x: Strided, index: Sequence[Any]) -> int:  # each entry checked below, by position
     """The storage position (in elements of ``x.dtype``) of ``x[index]``.
 
     ``index`` has one int per dimension (``()`` for a 0-dim tensor); negative entries count from

@@ -19,7 +19,7 @@ import torch.nn.functional as F
 from torch import nn
 from torch.utils.checkpoint import checkpoint
 
-from .checks import MAX_PARAMETERS, PositiveCount, PositiveReal, check_token_ids
+from .checks import MAX_PARAMETERS, Flag, PositiveCount, PositiveReal, check_token_ids
 from .config import ATTENTION_IMPLS, RECOMPUTE, AttentionImpl, Norm, Positions, Recompute, TransformerConfig
 from .device import FloatDtype, as_device
 from .transformer_accounting import parameter_count
@@ -263,7 +263,7 @@ class TransformerLM(nn.Module):
         return self._recompute == "full"
 
     @checkpointing.setter
-    def checkpointing(self, value: bool) -> None:
+    def checkpointing(self, value: Flag) -> None:
         if not isinstance(value, bool):  # the string "False" is true to Python
             raise TypeError(f"checkpointing must be True or False, got {type(value).__name__} {value!r}")
         self.recompute = "full" if value else "none"
