@@ -139,7 +139,7 @@ class TeachingOptimizer(torch.optim.Optimizer):
         super().load_state_dict(state_dict)
 
     @torch.no_grad()
-    def step(self, closure: Callable[[], Any] | None = None) -> Any:  # type: ignore[override]
+    def step(self, closure: Callable[[], Any] | None = None) -> Any:
         """Update every parameter that has a gradient; returns ``closure()``'s loss if one is given."""
         loss = None
         if closure is not None:

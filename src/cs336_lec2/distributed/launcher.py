@@ -178,7 +178,7 @@ def torchrun_command(world_size: int, spec_path: Path, out_dir: Path, log_dir: P
     return [*command, "-m", "cs336_lec2.distributed.worker", str(spec_path), str(out_dir)]
 
 
-def pick_backend(world_size: WorldSize) -> str:
+def pick_backend(world_size: WorldSize) -> Literal["gloo", "nccl"]:
     """``"nccl"`` when there is a CUDA GPU for each of ``world_size`` ranks, else ``"gloo"`` (CPU)."""
     n = int(world_size)
     enough_gpus = torch.cuda.is_available() and torch.cuda.device_count() >= n
