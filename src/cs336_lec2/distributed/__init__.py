@@ -163,20 +163,18 @@ def fsdp_shard_numel(shape: Counts, world_size: PositiveCount, rank: Count, *, p
     return rows * math.prod(dims[1:])
 
 
+# expected_state_bytes: ``bytes_per_value`` per weight and gradient value, ``optimizer_states`` Adam
+# values, ``step_bytes`` per tensor whose state the rank keeps (Adam's 0-d ``step``).
 def expected_state_bytes(
     strategy: Strategy, shapes: Sequence[Counts], world_size: PositiveCount, rank: Count, *,
     bytes_per_value: PositiveCount = 4, optimizer_states: Count = 2, step_bytes: Count = 4,
 ) -> RankMemory:
-    """Bytes of weights, gradients and Adam state ``rank`` holds under ``strategy``.
-
-    ``bytes_per_value`` per weight and gradient value, ``optimizer_states`` Adam values,
-    ``step_bytes`` per tensor whose state the rank keeps (Adam's 0-d ``step``).
-    """
-    n, b, k, s = int(world_size), int(bytes_per_value), int(optimizer_states), int(step_bytes)
+    """Bytes of weights, gradients and Adam state ``rank`` holds under ``strategy``."""
+    n, b = int(world_size), int(bytes_per_value)
+    k, s = int(optimizer_states), int(step_bytes)
     if rank >= n:
         raise ValueError(f"rank must be < world_size={n}, got {rank}")
-    numels = [math.prod(int(d) for d in shape) for shape in shapes]
-    full = sum(numels)
+    full = sum(numels := [math.prod(int(d) for d in shape) for shape in shapes])
     if strategy == "ddp":
         return RankMemory(b * full, b * full, k * b * full + s * len(numels))
     if strategy == "zero1":
