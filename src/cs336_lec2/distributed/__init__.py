@@ -166,8 +166,9 @@ def fsdp_shard_numel(shape: Counts, world_size: PositiveCount, rank: Count, *, p
 # expected_state_bytes: ``bytes_per_value`` per weight and gradient value, ``optimizer_states`` Adam
 # values, ``step_bytes`` per tensor whose state the rank keeps (Adam's 0-d ``step``).
 def expected_state_bytes(
-    strategy: Strategy, shapes: Sequence[Counts], world_size: PositiveCount, rank: Count, *,
-    bytes_per_value: PositiveCount = 4, optimizer_states: Count = 2, step_bytes: Count = 4,
+    strategy: Strategy, shapes: Sequence[Counts], world_size: PositiveCount,
+    rank: Count, *, bytes_per_value: PositiveCount = 4, optimizer_states: Count = 2,
+    step_bytes: Count = 4,
 ) -> RankMemory:
     """Bytes of weights, gradients and Adam state ``rank`` holds under ``strategy``."""
     n, b = int(world_size), int(bytes_per_value)
