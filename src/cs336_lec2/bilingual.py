@@ -85,7 +85,7 @@ def tr(en: str, zh: str) -> str:
     return zh if _language == "zh" else en
 
 
-def _pair(text: object, pair: dict[str, object], name: str) -> dict[str, str] | None:
+def _pair(text: object, pair: dict[str, object], name: str) -> dict[str, Any] | None:
     """The texts to show: ``{None: text}`` for the one-language form, else the two-language pair (only the
     set language's half where one is set). Exactly one of the two forms must be given."""
     given = {lang: value for lang, value in pair.items() if value is not None}
