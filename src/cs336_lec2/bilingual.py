@@ -25,7 +25,7 @@ import base64
 import io
 import sys
 import unicodedata
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from functools import cache
 from html import escape
 from typing import Any
@@ -155,7 +155,7 @@ def _table_html(header: Sequence[str], rows: Sequence[Sequence[str]]) -> str:
     return f'<table class="cs336-table"><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>'
 
 
-def show_table(rows: Sequence[Sequence[object]], header: Sequence[str] | None = None, /, *,
+def show_table(rows: Iterable[Iterable[object]], header: Sequence[str] | None = None, /, *,
                en: Sequence[str] | None = None, zh: Sequence[str] | None = None) -> None:
     """Show a table (cells already formatted) under one ``header``, or under an English and a Chinese one.
 
