@@ -177,13 +177,13 @@ def test_cuda_batches_land_on_the_gpu() -> None:
 @pytest.mark.parametrize(
     ("data", "kwargs", "error", "match"),
     [
-        ([1, 2, 3], {}, TypeError, "data must be a numpy array .*got list"),
+        ([1, 2, 3], {}, TypeError, r"data must be a numpy array"),
         (np.zeros((4, 4), np.uint16), {}, ValueError, r"data must be 1-D .*got shape \(4, 4\)"),
         (np.zeros(10, np.float32), {}, TypeError, "data must hold integer token ids, got dtype float32"),
         (np.zeros(8, np.uint16), {}, ValueError, r"sequence_length=8 needs windows of 9 tokens .*only 8"),
-        (np.zeros(99, np.uint16), {"batch_size": 0}, ValueError, "batch_size must be a positive int, got 0"),
-        (np.zeros(99, np.uint16), {"batch_size": 2.0}, TypeError, "batch_size must be an int, got float"),
-        (np.zeros(99, np.uint16), {"sequence_length": -3}, ValueError, "sequence_length must be a positive"),
+        (np.zeros(99, np.uint16), {"batch_size": 0}, ValueError, r"batch_size must be an int in \[1, 2147483647\]"),
+        (np.zeros(99, np.uint16), {"batch_size": 2.0}, TypeError, r"batch_size must be an int in \[1, 2147483647\]"),
+        (np.zeros(99, np.uint16), {"sequence_length": -3}, ValueError, r"sequence_length must be an int in \[1, "),
         (np.zeros(99, np.uint16), {"generator": 3}, TypeError, "generator must be a torch.Generator or None"),
     ],
 )

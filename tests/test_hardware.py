@@ -253,7 +253,7 @@ def test_peak_or_none_is_peak_flops_where_the_card_is_known(fake_cuda):
     fake_cuda("NVIDIA H100 80GB HBM3")
     assert peak_or_none(torch.bfloat16, "cuda") == peak_flops(torch.bfloat16, "cuda")
     assert peak_or_none("fp32", "cpu") == peak_flops("fp32", "cpu")
-    with pytest.raises(TypeError, match="overrides must map"):
+    with pytest.raises(TypeError, match=r"overrides must be Mapping\[str, float\] or None"):
         peak_or_none("fp32", "cpu", overrides=[("fp32", 1e12)])  # type: ignore[arg-type]
 
 
@@ -355,5 +355,5 @@ def test_override_accepts_numpy_scalars():
 
     peak = peak_flops("fp32", "cpu", override=np.float32(2.0**40))
     assert peak.flops == 2.0**40 and type(peak.flops) is float
-    with pytest.raises(ValueError, match="override must be a positive finite FLOP/s figure"):
+    with pytest.raises(ValueError, match=r"override must be a positive finite number or None"):
         peak_flops("fp32", "cpu", override=np.float64("nan"))

@@ -148,7 +148,7 @@ def test_cpu_info_refuses_a_file_descriptor_or_a_bool_and_closes_nothing(tmp_pat
     from cs336_lec2.hardware.cpus import cpu_info
 
     with open(tmp_path / "mine.txt", "w") as f:
-        with pytest.raises(TypeError, match=r"^path must be a file path \(str or os\.PathLike\), got "):
+        with pytest.raises(TypeError, match=r"path must be a file path \(str or os\.PathLike\)"):
             cpu_info(f.fileno() if bad == 0 else bad)
         f.write("still open")  # EBADF here before the fix
     assert (tmp_path / "mine.txt").read_text() == "still open"
@@ -194,7 +194,7 @@ def _saved(tmp_path):
     ("lr", "x", r"param_groups\[0\]\.lr must be a number"),
     ("lr", float("nan"), r"param_groups\[0\]\.lr must be a finite number"),
     ("lr", -1.0, r"param_groups\[0\]\.lr must be a finite number in \[0\.0, inf\)"),
-    pytest.param("lr", 2**1100, r"param_groups\[0\]\.lr is a 1101-bit integer", id="lr-2**1100"),
+    pytest.param("lr", 2**1100, r"c\.pt: optimizer state: param_groups\[0\]\.lr must be a finite", id="lr-2**1100"),
     ("step", -7, r"'step' must be a whole number >= 0, got -7"),
     ("step", True, r"'step' is missing or not a int"),
     ("param_groups", 5, r"'param_groups' must be a list of dicts"),
@@ -243,7 +243,7 @@ def test_rng_states_name_a_bad_generator_and_a_bad_state():
     """Issue 31.14: rng_states('g') raised AttributeError, restore_rng_states({}) KeyError."""
     from cs336_lec2.rng import restore_rng_states, rng_states
 
-    with pytest.raises(TypeError, match=r"^generator must be a torch\.Generator or None, got str 'g'$"):
+    with pytest.raises(TypeError, match=r"generator must be a torch\.Generator or None, got str 'g'$"):
         rng_states("g")
     with pytest.raises(ValueError, match=r"rng\['torch'\] is missing"):
         restore_rng_states({})
@@ -392,7 +392,7 @@ def _issue_examples():
         (lambda: cluster.collective_seconds("all_reduce", 1e308, 8, bucket_bytes=1e-300), ValueError, "bucket_bytes"),
         (lambda: cluster.step_seconds("dp", 10**9, big), ValueError, "world_size"),
         (lambda: cluster.hsdp_step_seconds(10**9, big), ValueError, "world_size"),
-        (lambda: activations.segment_checkpoint_bytes(big, 2, 1, 1) and None, None, ""),  # exact ints: fine
+        (lambda: activations.segment_checkpoint_bytes(big, 2, 1, 1), ValueError, "num_layers must be"),  # 2**1000 max
         (lambda: transformer.seq_len_for_attention_share(lm.TransformerConfig(64, 16, 2, 16, 2, 32), big),
          ValueError, "share"),
         (lambda: calculator.calculate({"model": "custom", "vocab_size": big}), ValueError, "vocab_size"),

@@ -251,19 +251,19 @@ def test_cuda_memory_allocated_grows_by_the_block(numel) -> None:
 @pytest.mark.filterwarnings("ignore:torch.quantize_per_tensor:UserWarning")
 @pytest.mark.parametrize("fn", [memory_bytes, storage_bytes, element_offsets, storage_view, describe_layout])
 def test_rejects_non_tensors_and_sparse(fn) -> None:
-    with pytest.raises(TypeError, match=r"x must be a torch\.Tensor, got list"):
+    with pytest.raises(TypeError, match=r"x must be a strided \(dense\), non-quantized torch\.Tensor"):
         fn([1.0, 2.0])
     with pytest.raises(ValueError, match="x must be a strided"):
         fn(torch.eye(3).to_sparse())
     quantized = torch.quantize_per_tensor(torch.ones(3), scale=0.5, zero_point=0, dtype=torch.quint8)
-    with pytest.raises(ValueError, match="x must not be a quantized tensor"):
+    with pytest.raises(ValueError, match=r"x must be a strided \(dense\), non-quantized torch\.Tensor"):
         fn(quantized)
 
 
 def test_same_storage_rejects_non_tensors() -> None:
-    with pytest.raises(TypeError, match=r"a must be a torch\.Tensor"):
+    with pytest.raises(TypeError, match=r"a must be a strided \(dense\), non-quantized torch\.Tensor"):
         same_storage(1, torch.zeros(1))
-    with pytest.raises(TypeError, match=r"b must be a torch\.Tensor"):
+    with pytest.raises(TypeError, match=r"b must be a strided \(dense\), non-quantized torch\.Tensor"):
         same_storage(torch.zeros(1), np.zeros(1))
     with pytest.raises(ValueError, match="b must be a strided"):
         same_storage(torch.zeros(1), torch.eye(2).to_sparse())
@@ -271,7 +271,7 @@ def test_same_storage_rejects_non_tensors() -> None:
 
 def test_element_offset_rejections() -> None:
     x = torch.zeros(3, 4)
-    with pytest.raises(TypeError, match="index must be a tuple of ints"):
+    with pytest.raises(TypeError, match=r"index must be Sequence\[(int|Any)\]"):
         element_offset(x, 5)
     with pytest.raises(ValueError, match=r"one entry per dimension of x \(x.dim\(\)=2\), got 1"):
         element_offset(x, (1,))
@@ -283,11 +283,11 @@ def test_element_offset_rejections() -> None:
         element_offset(x, (-4, 0))
     with pytest.raises(IndexError, match="of size 0"):
         element_offset(torch.zeros(2, 0), (0, 0))
-    with pytest.raises(TypeError, match="index\\[0\\] must be an int, got float"):
+    with pytest.raises(TypeError, match=r"index\[0\] must be an int, got float"):
         element_offset(x, (1.0, 0))
     with pytest.raises(TypeError, match="index\\[1\\] must be an int, got bool"):
         element_offset(x, (0, True))
-    with pytest.raises(TypeError, match=r"x must be a torch\.Tensor"):
+    with pytest.raises(TypeError, match=r"x must be a strided \(dense\), non-quantized torch\.Tensor"):
         element_offset("x", (0,))
 
 
@@ -295,27 +295,27 @@ def test_element_offset_rejections() -> None:
 def test_contiguous_strides_rejects_negative_sizes(shape, bad, data) -> None:
     at = data.draw(st.integers(0, len(shape)))
     shape = [*shape[:at], bad, *shape[at:]]
-    with pytest.raises(ValueError, match=rf"shape\[{at}\] must be a non-negative int, got {bad}"):
+    with pytest.raises(ValueError, match=rf"shape must be a sequence of non-negative ints .*{bad}"):
         contiguous_strides(shape)
 
 
 def test_contiguous_strides_rejections() -> None:
-    with pytest.raises(TypeError, match=r"shape\[1\] must be an int, got float 2.0"):
+    with pytest.raises(TypeError, match=r"shape must be a sequence of non-negative ints .*2.0"):
         contiguous_strides((3, 2.0))
-    with pytest.raises(TypeError, match=r"shape\[0\] must be an int, got bool True"):
+    with pytest.raises(TypeError, match=r"shape must be a sequence of non-negative ints .*True"):
         contiguous_strides((True,))
-    with pytest.raises(TypeError, match="shape must be a tuple of non-negative ints, got int"):
+    with pytest.raises(TypeError, match=r"shape must be a (tuple|sequence) of non-negative ints.*got int"):
         contiguous_strides(3)
 
 
 @pytest.mark.parametrize("bad", [1.5, True, "512", None, np.float64(4.0)])
 def test_cuda_block_bytes_rejects_non_ints(bad) -> None:
-    with pytest.raises(TypeError, match="nbytes must be an int, got"):
+    with pytest.raises(TypeError, match=r"nbytes must be a non-negative int below 2\*\*1000"):
         cuda_block_bytes(bad)
 
 
 def test_cuda_block_bytes_rejects_negative_sizes() -> None:
-    with pytest.raises(ValueError, match="nbytes must be a non-negative int, got -1"):
+    with pytest.raises(ValueError, match=r"nbytes must be a non-negative int below 2\*\*1000"):
         cuda_block_bytes(-1)
 
 

@@ -130,7 +130,7 @@ def test_matmul_roof_is_measured_below_the_estimated_peak_and_leaves_state_alone
 
 
 @pytest.mark.parametrize(("kwargs", "error", "match"), [
-    (dict(n=0), ValueError, "n must be a positive int"),
+    (dict(n=0), ValueError, r"n must be an int in \[1, 65536\] or None"),
     (dict(n=2.5), TypeError, "n must be an int"),
     (dict(threads=0), ValueError, "threads must be a positive int"),
     (dict(dtype=torch.int32), TypeError, "dtype must be a floating-point torch.dtype"),

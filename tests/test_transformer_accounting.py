@@ -157,7 +157,7 @@ def test_llama_mlp_widths_follow_the_released_rule() -> None:
     assert llama_ffn_dim(8192, 4096, 1.3) == PUBLISHED["Llama 2 70B"].config.d_ff == 28672
     assert llama_ffn_dim(4096, 1024, 1.3) == PUBLISHED["Llama 3 8B"].config.d_ff == 14336
     assert llama_ffn_dim(8192, 4096) == 24576  # 8/3 rule alone: 21,845 rounded up to 6 x 4096
-    with pytest.raises(TypeError, match=r"ffn_dim_multiplier must be a (positive )?number"):
+    with pytest.raises(TypeError, match=r"ffn_dim_multiplier must be a positive finite number or None"):
         llama_ffn_dim(8192, 4096, "1.3")  # type: ignore[arg-type]
 
 
@@ -228,9 +228,9 @@ def test_llama_2_7b_training_flops_with_attention() -> None:
         (lambda c: parameter_count({"d_model": 8}), TypeError, "config must be a TransformerConfig"),
         (lambda c: forward_flops_per_token(c, 0), ValueError, "seq_len must be a positive int"),
         (lambda c: forward_flops_per_token(c, 4, attention="False"), TypeError, "attention must be True or False"),
-        (lambda c: attention_flops_per_token(c, 2.0), TypeError, "seq_len must be an int, got float"),
+        (lambda c: attention_flops_per_token(c, 2.0), TypeError, r"seq_len must be a positive int below 2\*\*1000"),
         (lambda c: training_flops_per_token(c, 4, recompute="no"), ValueError,
-         r"recompute must be one of \('none', 'selective', 'full'\), got 'no'"),
+         r"recompute must be one of \('none', 'selective', 'full'\)"),
         (lambda c: training_flops_per_token(c, 4, recompute=True), ValueError, "recompute must be one of"),
         (lambda c: seq_len_for_attention_share(c, 1.0), ValueError, "share must be a number strictly between"),
         (lambda c: approx_parameters(-1, 8), ValueError, "num_layers must be a positive int"),

@@ -95,7 +95,7 @@ def test_transformer_lm_backward_reaches_every_parameter() -> None:
         (dict(d_model=18, num_heads=4), ValueError, "d_model must be a multiple of num_heads"),
         (dict(num_layers=0), ValueError, "num_layers must be a positive int"),
         (dict(vocab_size=2.5), TypeError, "vocab_size must be an int"),
-        (dict(bias=1), TypeError, "bias must be True or False"),
+        (dict(bias=1), TypeError, r"bias must be a bool"),
         (dict(attention="flash"), ValueError, "attention must be one of"),
     ],
 )
@@ -257,9 +257,9 @@ def test_recompute_keeps_the_gradient() -> None:
         (dict(positions="alibi"), ValueError, r"positions must be one of \('learned', 'rope'\)"),
         (dict(d_model=12, num_heads=4, positions="rope"), ValueError, "even head dimension"),
         (dict(dropout=1.0), ValueError, r"dropout must be a probability in \[0, 1\), got 1.0"),
-        (dict(dropout=-0.1), ValueError, r"dropout must be a probability in \[0, 1\)"),
-        (dict(dropout="0.1"), TypeError, "dropout must be a finite number"),
-        (dict(dropout=True), TypeError, "dropout must be a finite number"),
+        (dict(dropout=-0.1), ValueError, r"dropout must be a probability, a number in \[0, 1\]"),
+        (dict(dropout="0.1"), TypeError, r"dropout must be a probability, a number in \[0, 1\]"),
+        (dict(dropout=True), TypeError, r"dropout must be a probability, a number in \[0, 1\]"),
     ],
 )
 def test_config_rejects_bad_architecture(kwargs: dict, error: type[Exception], match: str) -> None:
@@ -271,7 +271,7 @@ def test_config_rejects_bad_architecture(kwargs: dict, error: type[Exception], m
 
 def test_recompute_choices_are_checked() -> None:
     model = _tiny_lm()
-    with pytest.raises(ValueError, match=r"recompute must be one of \('none', 'selective', 'full'\), got 'no'"):
+    with pytest.raises(ValueError, match=r"recompute must be one of \('none', 'selective', 'full'\), got str 'no'"):
         model.recompute = "no"
     with pytest.raises(TypeError, match="checkpointing must be True or False"):
         model.checkpointing = "True"  # type: ignore[assignment]

@@ -48,7 +48,16 @@ from __future__ import annotations
 import importlib
 from typing import Any
 
+from beartype.claw import beartype_this_package
+
+from .checks import CONF
+
 __version__ = "0.1.0"
+
+# Every module of the package is type-checked at run time from its annotations (beartype's import hook,
+# installed before any submodule loads): a wrong argument is refused where it enters, in one line naming the
+# parameter and what it expected. The named rules (a positive count, a probability) are in checks.py.
+beartype_this_package(conf=CONF)
 
 # The reader namespace: module -> the names a chapter uses from it. A name new to the chapters goes here,
 # under the module that defines it (tests/test_project.py checks that each one exists there).

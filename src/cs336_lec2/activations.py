@@ -17,20 +17,15 @@ block (``d_ff = 4·d``) with ``dropout > 0``, 2-byte values and no statistics,
 from __future__ import annotations
 
 import math
+from typing import Literal, get_args
 
-from .checks import check_bool, check_choice, check_int
-from .config import RECOMPUTE, TransformerConfig
+from .checks import Count, Flag, PositiveCount
+from .config import RECOMPUTE, Recompute, TransformerConfig
 from .transformer_accounting import parameter_count
 
 
-def _config(config: object) -> TransformerConfig:
-    if not isinstance(config, TransformerConfig):
-        raise TypeError(f"config must be a TransformerConfig, got {type(config).__name__}")
-    return config
-
-
 def saved_values_per_token(
-    config: TransformerConfig, seq_len: int, *, recompute: str = "none", flash_attention: bool = False
+    config: TransformerConfig, seq_len: PositiveCount, *, recompute: Recompute = "none", flash_attention: Flag = False
 ) -> tuple[int, int]:
     """``(values, statistics)`` one block keeps per token: activations, and fp32 norm/softmax statistics.
 
@@ -50,10 +45,8 @@ def saved_values_per_token(
     matmul with v saves them beside the softmax output); the masks are
     :func:`dropout_mask_bytes_per_token`.
     """
-    c = _config(config)
-    t = check_int("seq_len", seq_len, minimum=1)
-    recompute = check_choice("recompute", recompute, RECOMPUTE)
-    flash = check_bool("flash_attention", flash_attention)
+    c = config
+    t, flash = int(seq_len), bool(flash_attention)
     d, q, kv = c.d_model, c.q_dim, c.kv_dim  # q = H·head_dim: d unless the head size is set (Gemma)
     if recompute == "full":
         return d, 0
@@ -70,7 +63,7 @@ def saved_values_per_token(
 
 
 def dropout_mask_bytes_per_token(
-    config: TransformerConfig, seq_len: int, *, recompute: str = "none", flash_attention: bool = False
+    config: TransformerConfig, seq_len: PositiveCount, *, recompute: Recompute = "none", flash_attention: Flag = False
 ) -> int:
     """Bytes of dropout masks one block keeps per token in training: 1 byte a masked value (``bool``).
 
@@ -82,24 +75,21 @@ def dropout_mask_bytes_per_token(
     restores the RNG state); full recomputation keeps no mask.
     Korthikanti et al. (2022, section 4.1) count the same masks: ``2·sbh`` and ``as²b`` bytes.
     """
-    c = _config(config)
-    check_int("seq_len", seq_len, minimum=1)
-    recompute = check_choice("recompute", recompute, RECOMPUTE)
-    flash = check_bool("flash_attention", flash_attention)
+    c = config
     if not c.dropout or recompute == "full":
         return 0
-    return 2 * c.d_model + (c.num_heads * seq_len if recompute == "none" and not flash else 0)
+    return 2 * c.d_model + (c.num_heads * int(seq_len) if recompute == "none" and not flash_attention else 0)
 
 
 def activation_bytes_per_layer(
     config: TransformerConfig,
-    batch: int,
-    seq_len: int,
+    batch: PositiveCount,
+    seq_len: PositiveCount,
     *,
-    recompute: str = "none",
-    flash_attention: bool = False,
-    bytes_per_value: int = 4,
-    stat_bytes: int = 4,
+    recompute: Recompute = "none",
+    flash_attention: Flag = False,
+    bytes_per_value: PositiveCount = 4,
+    stat_bytes: Count = 4,
 ) -> int:
     """Bytes one block keeps for backward at ``batch`` sequences of ``seq_len`` tokens.
 
@@ -110,17 +100,15 @@ def activation_bytes_per_layer(
     ``bytes_per_value=2`` counts a model run wholly in 16 bits (statistics stay fp32). Without flash
     attention or recomputation the ``B·H·T²`` softmax output dominates at long T.
     """
-    b = check_int("batch", batch, minimum=1)
-    policy = {"recompute": recompute, "flash_attention": flash_attention}
-    values, stats = saved_values_per_token(config, seq_len, **policy)
-    masks = dropout_mask_bytes_per_token(config, seq_len, **policy)
-    per_value = check_int("bytes_per_value", bytes_per_value, minimum=1)
-    return b * seq_len * (values * per_value + stats * check_int("stat_bytes", stat_bytes, minimum=0) + masks)
+    values, stats = saved_values_per_token(config, seq_len, recompute=recompute, flash_attention=flash_attention)
+    masks = dropout_mask_bytes_per_token(config, seq_len, recompute=recompute, flash_attention=flash_attention)
+    return int(batch) * int(seq_len) * (values * int(bytes_per_value) + stats * int(stat_bytes) + masks)
 
 
 def korthikanti_activation_bytes(
-    seq_len: int, batch: int, hidden: int, num_heads: int, *, recompute: str = "none",
-    tensor_parallel: int = 1, sequence_parallel: bool = False, dropout: bool = True,
+    seq_len: PositiveCount, batch: PositiveCount, hidden: PositiveCount, num_heads: PositiveCount, *,
+    recompute: Recompute = "none", tensor_parallel: PositiveCount = 1, sequence_parallel: Flag = False,
+    dropout: Flag = True,
 ) -> int:
     """Korthikanti et al. (2022), table 2: bytes per layer of a GPT block on one GPU.
 
@@ -137,44 +125,41 @@ def korthikanti_activation_bytes(
     ``32·sbh + 2·as²b`` at ``t = 1``, ``32·sbh`` selective; the replicated part is then ``8·sbh``.
     ``t`` divides ``num_heads`` and ``hidden`` (Megatron-LM's rule), so every count is a whole number.
     """
-    s, b = check_int("seq_len", seq_len, minimum=1), check_int("batch", batch, minimum=1)
-    h, a = check_int("hidden", hidden, minimum=1), check_int("num_heads", num_heads, minimum=1)
-    recompute = check_choice("recompute", recompute, RECOMPUTE)
-    t = check_int("tensor_parallel", tensor_parallel, minimum=1)
-    split = check_bool("sequence_parallel", sequence_parallel)
-    masks = check_bool("dropout", dropout)
+    s, b, h, a, t = int(seq_len), int(batch), int(hidden), int(num_heads), int(tensor_parallel)
     if a % t or h % t:
         raise ValueError(f"tensor_parallel must divide num_heads={a} and hidden={h}, got {t}")
     if recompute == "full":
         return 2 * s * b * h
-    attention_core = (5 if masks else 2) * a * s * s * b // t if recompute == "none" else 0
-    replicated = (10 if masks else 8) * s * b * h
-    replicated = replicated // t if split else replicated
+    attention_core = (5 if dropout else 2) * a * s * s * b // t if recompute == "none" else 0
+    replicated = (10 if dropout else 8) * s * b * h
+    replicated = replicated // t if sequence_parallel else replicated
     return replicated + 24 * s * b * h // t + attention_core
 
 
-def logits_bytes(config: TransformerConfig, batch: int, seq_len: int, *, bytes_per_value: int = 4) -> int:
+def logits_bytes(
+    config: TransformerConfig, batch: PositiveCount, seq_len: PositiveCount, *, bytes_per_value: PositiveCount = 4
+) -> int:
     """Bytes of the ``(B, T, V)`` logits, fp32 by default (the loss is computed in fp32): ``B·T·V·4``.
 
     Cross-entropy keeps them (or their softmax) for backward, and their gradient is as large again
     during the backward pass.
     """
-    c = _config(config)
-    b, s = check_int("batch", batch, minimum=1), check_int("seq_len", seq_len, minimum=1)
-    return b * s * c.vocab_size * check_int("bytes_per_value", bytes_per_value, minimum=1)
+    c = config
+    return int(batch) * int(seq_len) * c.vocab_size * int(bytes_per_value)
 
 
-def embedding_dropout_bytes(config: TransformerConfig, batch: int, seq_len: int) -> int:
+def embedding_dropout_bytes(config: TransformerConfig, batch: PositiveCount, seq_len: PositiveCount) -> int:
     """The embedding dropout's 1-byte mask, ``B·T·d`` when ``config.dropout > 0`` (kept once, not per layer).
 
     Megatron-LM's ``theoretical_memory_usage.py`` adds the same ``s·b·h`` ("Dropout in embedding layer").
     """
-    c = _config(config)
-    b, s = check_int("batch", batch, minimum=1), check_int("seq_len", seq_len, minimum=1)
-    return b * s * c.d_model if c.dropout else 0
+    c = config
+    return int(batch) * int(seq_len) * c.d_model if c.dropout else 0
 
 
-def segment_checkpoint_bytes(num_layers: int, every: int, layer_bytes: int, input_bytes: int) -> int:
+def segment_checkpoint_bytes(
+    num_layers: PositiveCount, every: PositiveCount, layer_bytes: Count, input_bytes: Count
+) -> int:
     """Peak activation bytes when the layers are checkpointed in segments of ``every`` layers.
 
     The inputs of the ``ceil(L / every)`` segments are kept; backward recomputes one segment at a
@@ -182,21 +167,23 @@ def segment_checkpoint_bytes(num_layers: int, every: int, layer_bytes: int, inpu
     is per-layer checkpointing, ``every=L`` none at all. The sum is smallest near
     ``k = √(L·input/layer)``: Chen et al. (2016)'s sublinear (``O(√L)``) schedule.
     """
-    layers = check_int("num_layers", num_layers, minimum=1)
-    k = check_int("every", every, minimum=1, maximum=layers)
-    layer = check_int("layer_bytes", layer_bytes, minimum=0)
-    kept = check_int("input_bytes", input_bytes, minimum=0)
+    layers, k, layer, kept = int(num_layers), int(every), int(layer_bytes), int(input_bytes)
+    if k > layers:
+        raise ValueError(f"every must be at most num_layers={layers}, got {k}")
     if k == layers:
         return layers * layer
     return -(-layers // k) * kept + k * layer  # ceil(L / k) in integers: no float for a huge L
 
 
 # Chapter 13's activation policies for a whole step: three per layer, and Chen et al.'s segments.
-STEP_POLICIES = ("none", "selective", "full", "sqrt(L) segments")
+StepPolicy = Literal["none", "selective", "full", "sqrt(L) segments"]
+STEP_POLICIES: tuple[StepPolicy, ...] = get_args(StepPolicy)
 ADAMW_MIXED_BYTES_PER_PARAM = 16  # fp32 weights, gradients, two moments (chapter 10)
 
 
-def training_step_bytes(config: TransformerConfig, batch: int, seq_len: int, policy: str = "none") -> int:
+def training_step_bytes(
+    config: TransformerConfig, batch: Count, seq_len: PositiveCount, policy: StepPolicy = "none"
+) -> int:
     """Bytes of one mixed-precision AdamW step of a GPT model (``d_ff = 4·d``), ``batch`` sequences in flight.
 
     16 bytes for each parameter, Korthikanti's 16-bit activations of the ``L`` layers under ``policy``
@@ -211,10 +198,8 @@ def training_step_bytes(config: TransformerConfig, batch: int, seq_len: int, pol
 
     ``batch=0`` gives the model state alone.
     """
-    c = _config(config)
-    b = check_int("batch", batch, minimum=0)
-    s = check_int("seq_len", seq_len, minimum=1)
-    policy = check_choice("policy", policy, STEP_POLICIES)
+    c = config
+    b, s = int(batch), int(seq_len)
     state = ADAMW_MIXED_BYTES_PER_PARAM * parameter_count(c).total
     if b == 0:
         return state

@@ -25,7 +25,7 @@ import base64
 import io
 import sys
 import unicodedata
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from functools import cache
 from html import escape
 from typing import Any
@@ -177,14 +177,14 @@ def fill(text: str, width: int = 88, indent: str = "", subsequent: str | None = 
     return "\n".join(lines)
 
 
-def _pair(text: object, pair: dict[str, object], name: str) -> dict[str, str] | None:
+def _pair(text: object, pair: dict[str, object], name: str) -> dict[str, Any] | None:
     """The texts to show: ``{None: text}`` for the one-language form, else the two-language pair (only the
     set language's half where one is set). Exactly one of the two forms must be given."""
     given = {lang: value for lang, value in pair.items() if value is not None}
     if text is not None and not given:
         return None
     if text is None and len(given) == len(LANGUAGES):
-        return {lang: value for lang, value in given.items() if _language in (None, lang)}  # type: ignore[misc]
+        return {lang: value for lang, value in given.items() if _language in (None, lang)}
     if text is None and given:  # one half of a pair: name the half that is missing
         missing = next(lang for lang in pair if lang not in given)
         raise TypeError(f"{name}: {missing} must be a non-empty str beside {next(iter(given))}, got None")
@@ -247,7 +247,7 @@ def _table_html(header: Sequence[str], rows: Sequence[Sequence[str]]) -> str:
     return f'<table class="cs336-table"><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>'
 
 
-def show_table(rows: Sequence[Sequence[object]], header: Sequence[str] | None = None, /, *,
+def show_table(rows: Iterable[Iterable[object]], header: Sequence[str] | None = None, /, *,
                en: Sequence[str] | None = None, zh: Sequence[str] | None = None) -> None:
     """Show a table (cells already formatted) under one ``header``, or under an English and a Chinese one.
 

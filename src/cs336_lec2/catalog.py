@@ -21,7 +21,7 @@ from types import MappingProxyType
 from typing import Any
 
 from .bilingual import Bilingual
-from .checks import check_int, check_positive_real, check_real
+from .checks import NonNegativeReal, PositiveCount, PositiveReal
 from .config import TransformerConfig
 from .transformer_accounting import ParameterCount, parameter_count
 
@@ -296,21 +296,13 @@ class Cluster:
     latency table (1: as tuned; 0: bandwidth alone, with no size ramp either: nccl.ramp).
     """
 
-    gpus_per_node: int = DGX_H100_GPUS
-    nvlink: float = NVLINK_H100_NCCL  # one direction, per GPU
-    nics_per_node: int = DGX_H100_NICS
-    nic: float = NDR_NCCL  # one direction, per NIC
-    nvls: float = NVLS_H100
-    latency: float = 1.0
-
-    def __post_init__(self) -> None:
-        # A cluster is built by hand in chapter 14: its numbers are checked here, once (formulas trust them).
-        check_int("gpus_per_node", self.gpus_per_node, minimum=1)
-        check_int("nics_per_node", self.nics_per_node, minimum=1)
-        for name in ("nvlink", "nic"):
-            check_positive_real(name, getattr(self, name))
-        for name in ("nvls", "latency"):  # 0 allowed; False never (issue 31.7)
-            check_real(name, getattr(self, name), minimum=0)
+    # A cluster is built by hand in chapter 14: beartype checks its fields here, once (formulas trust them).
+    gpus_per_node: PositiveCount = DGX_H100_GPUS
+    nvlink: PositiveReal = NVLINK_H100_NCCL  # one direction, per GPU
+    nics_per_node: PositiveCount = DGX_H100_NICS
+    nic: PositiveReal = NDR_NCCL  # one direction, per NIC
+    nvls: NonNegativeReal = NVLS_H100  # 0 allowed; False never (issue 31.7)
+    latency: NonNegativeReal = 1.0
 
     @property
     def node_egress(self) -> float:

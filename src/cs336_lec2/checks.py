@@ -1,11 +1,18 @@
-"""Argument checks shared by the package's public functions.
+"""The argument rules of the package, as types: beartype checks them where an argument enters.
 
-A bad argument is refused with an error that names it, says what was expected and shows what came,
-never turned into a silently wrong number. ``TypeError`` for the wrong kind of value, ``ValueError``
-for the right kind out of range. ``bool`` (and numpy's ``np.bool_``) is refused wherever a number is
-expected: ``True`` is an int to Python, but never a size or a count to a reader. Where a flag is
-expected, only a real bool is taken: the string ``"False"`` is true to Python, never to a reader.
-Numpy scalars (``np.float32(0.1)``, ``np.int64(2)``) are numbers like any other.
+``cs336_lec2/__init__.py`` installs beartype's import hook over the package with :data:`CONF`, so every
+annotated parameter of every function (and every field of a dataclass) is checked at call time. The types
+below name the few rules a plain type cannot say: a count is a whole number (an int or a numpy integer,
+never a bool: ``True`` is an int to Python, never a size to a reader), a real is finite (NaN, infinities
+and ints beyond a float are refused), a probability lies in [0, 1], a flag is a real bool (the string
+``"False"`` is true to Python, never to a reader). Choices are ``typing.Literal`` types. A value outside
+its rule is refused with an :class:`ArgumentError` (both a ``TypeError`` and a ``ValueError``) in one line
+that names the parameter, what was expected and what came. Value rules that relate several arguments
+(heads divide the width) live once, where a configuration enters (``TransformerConfig``, the calculator's
+``normalize``, the CLI, the launcher's spec).
+
+No numpy here: the accounting core imports without it. To mypy the named types are plain ``int``,
+``float`` and ``bool``; at run time they also take numpy's scalars, as the package always has.
 """
 
 from __future__ import annotations
@@ -13,16 +20,215 @@ from __future__ import annotations
 import math
 import numbers
 import os
-from collections.abc import Iterable
-from pathlib import Path
-from typing import SupportsFloat
+import re
+from collections.abc import Callable, Iterable, Sequence
+from typing import TYPE_CHECKING, Annotated, Any, SupportsFloat, TypeVar
 
-import numpy as np
+from beartype import BeartypeConf, FrozenDict
+from beartype.vale import Is
+
+MAX_BITS = 1000  # a count meets a float somewhere (float(2**1024) overflows): 2**1000 is beyond any real size
+
+_EXPECTED: dict[str, str] = {}  # validator name -> what it expects, in words, for the one-line message
+_F = TypeVar("_F", bound=Callable[..., bool])
+
+
+def rule(expected: str) -> Callable[[_F], _F]:
+    """Register a validator's words: ``Is[rule]`` in beartype's message becomes ``expected``."""
+    def register(fn: _F) -> _F:
+        _EXPECTED[fn.__name__] = expected
+        return fn
+    return register
 
 
 def is_bool(value: object) -> bool:
     """Whether ``value`` is a bool: Python's ``True``/``False`` or numpy's ``np.True_``/``np.False_``."""
-    return isinstance(value, (bool, np.bool_))
+    kind = type(value)
+    return kind is bool or (kind.__module__ == "numpy" and kind.__name__ in ("bool", "bool_"))
+
+
+def is_int(value: object) -> bool:
+    """Whether ``value`` is a whole number by type: an int or a numpy integer, never a bool."""
+    return isinstance(value, numbers.Integral) and not is_bool(value)
+
+
+def _finite(x: Any) -> bool:
+    """A real number (or anything with ``__float__``, such as a ``Peak``) that is finite; never a bool or str."""
+    if is_bool(x) or isinstance(x, (str, bytes)) or not hasattr(x, "__float__"):
+        return False
+    try:
+        return math.isfinite(float(x))
+    except (OverflowError, TypeError, ValueError, RuntimeError):  # 2**1024 and up; a failing __float__
+        return False
+
+
+@rule(f"a non-negative int below 2**{MAX_BITS}")
+def _count(n: Any) -> bool:
+    return bool(is_int(n) and n >= 0 and int(n).bit_length() <= MAX_BITS)
+
+
+@rule(f"a positive int below 2**{MAX_BITS}")
+def _positive_count(n: Any) -> bool:
+    return bool(is_int(n) and n > 0 and int(n).bit_length() <= MAX_BITS)
+
+
+@rule(f"a non-negative whole number (an int, or a float such as 70e9) below 2**{MAX_BITS}")
+def _whole(x: Any) -> bool:
+    whole = _finite(x) and isinstance(x, numbers.Real) and x >= 0 and x == int(x)
+    return bool(whole and int(x).bit_length() <= MAX_BITS)
+
+
+@rule(f"a positive whole number (an int, or a float such as 70e9) below 2**{MAX_BITS}")
+def _positive_whole(x: Any) -> bool:
+    return bool(_whole(x) and x > 0)
+
+
+def between(low: int, high: int) -> Callable[[Any], bool]:
+    """A validator for ``Annotated[int, Is[between(low, high)]]``: an int (numpy's too, never a bool) in
+    ``[low, high]``, named in the one-line message as "an int in [low, high]"."""
+    def valid(n: Any) -> bool:
+        return bool(is_int(n) and low <= n <= high)
+    valid.__name__ = valid.__qualname__ = f"_between_{low}_{high}".replace("-", "minus")
+    _EXPECTED[valid.__name__] = f"an int in [{low}, {high}]"
+    return valid
+
+
+@rule(f"a sequence of non-negative ints below 2**{MAX_BITS} (not a str)")
+def _counts(seq: Any) -> bool:
+    return bool(not isinstance(seq, (str, bytes)) and all(_count(n) for n in seq))
+
+
+@rule("a finite number (not a bool)")
+def _real(x: Any) -> bool:
+    return bool(_finite(x))
+
+
+@rule("a finite number >= 0")
+def _non_negative_real(x: Any) -> bool:
+    return bool(_finite(x) and float(x) >= 0)
+
+
+@rule("a positive finite number")
+def _positive_real(x: Any) -> bool:
+    return bool(_finite(x) and float(x) > 0)
+
+
+@rule("a probability, a number in [0, 1]")
+def _probability(x: Any) -> bool:
+    return bool(_finite(x) and 0 <= float(x) <= 1)
+
+
+@rule("True or False")
+def _flag(x: Any) -> bool:
+    return bool(is_bool(x))
+
+
+@rule("a file path (str or os.PathLike), not blank and without NUL")
+def _path(p: Any) -> bool:
+    if is_bool(p) or not isinstance(p, (str, os.PathLike)):
+        return False
+    text = os.fspath(p)
+    return isinstance(text, str) and bool(text.strip()) and "\0" not in text
+
+
+if TYPE_CHECKING:  # what mypy sees: the plain types (numbers' ABCs are no supertypes of int to mypy)
+    Count = int
+    PositiveCount = int
+    WholeCount = float
+    PositiveWholeCount = float
+    Counts = Sequence[int]
+    Real = float
+    NonNegativeReal = float
+    PositiveReal = float
+    Rate = SupportsFloat
+    Probability = float
+    Flag = bool
+    FilePath = str | os.PathLike[str]
+else:
+    Count = Annotated[numbers.Integral, Is[_count]]
+    PositiveCount = Annotated[numbers.Integral, Is[_positive_count]]
+    WholeCount = Annotated[numbers.Real, Is[_whole]]
+    PositiveWholeCount = Annotated[numbers.Real, Is[_positive_whole]]
+    Counts = Annotated[Sequence, Is[_counts]]
+    Real = Annotated[object, Is[_real]]
+    NonNegativeReal = Annotated[object, Is[_non_negative_real]]
+    PositiveReal = Annotated[object, Is[_positive_real]]
+    Rate = PositiveReal
+    Probability = Annotated[object, Is[_probability]]
+    Flag = Annotated[object, Is[_flag]]
+    FilePath = Annotated[object, Is[_path]]
+# Count: a whole number of things (elements, bytes, steps), 0 allowed. PositiveCount: a size of at least
+# 1 (a batch, a width, a number of layers). Counts: a shape, a list of sizes (each element checked).
+# WholeCount: a count a reader may write as a float (70e9 parameters). Real: a finite real number.
+# PositiveReal: a time, a size in bytes. Rate: a positive number or anything with __float__ (a Peak).
+# Probability: a share, a momentum, a dropout rate. Flag: a real bool (numpy's too), never 0, 1 or
+# "False". FilePath: a str or os.PathLike, not blank ("" is "here" to open(); an int a file descriptor).
+
+
+class ArgumentError(TypeError, ValueError):
+    """An argument outside its type or rule: one line naming the parameter, what was expected and what came.
+
+    Both a ``TypeError`` and a ``ValueError``: a wrong argument is one or the other depending on who reads
+    it. beartype raises it (:data:`CONF`) with its own message, shortened here to one line.
+    """
+
+    def __init__(self, message: object = "", *args: object) -> None:
+        super().__init__(_one_line(str(message)), *args)
+
+
+_NAMES = {"ndarray": "numpy_array", "Generator": "torch.Generator", "Tensor": "torch.Tensor",
+          "Module": "torch.nn.Module", "dtype": "torch.dtype", "device": "torch.device"}  # as a reader knows them
+
+
+def _words(hint: str) -> str:
+    """A type hint of beartype's message in words: ``Annotated[..., Is[rule]]`` as the rule's words,
+    ``Literal['a', 'b']`` as "one of ('a', 'b')", a class as "a TransformerConfig", ``X | None`` as "X or None"."""
+    hint = re.sub(r"""<(?:protocol(?: ABC)?|class) ["']([\w.]+)["']>""", r"\1", hint)
+    hint = re.sub(r"\b(?:[a-z_]\w*\.)+(?=[A-Za-z_]\w*)", "", hint)  # module paths: builtins.int, cs336_lec2.x.Y
+    hint = re.sub(r"^Callable\[.*\]$", "callable", hint)
+    for name, words in _NAMES.items():
+        hint = re.sub(rf"(?<![\w.]){name}\b(?!\[)", words, hint)
+    hint = re.sub(r"Annotated\[.*?Is\[(\w+)\]\]", lambda m: _EXPECTED.get(m.group(1), m.group(1)), hint)
+    hint = re.sub(r"^Optional\[(.*)\]$", r"\1 | None", hint)
+    hint = re.sub(r"Literal\[(.*?)\]", r"one of (\1)", hint)
+    words = [f"{'an' if w[0] in 'aeiou' else 'a'} {w}" if re.fullmatch(r"[A-Za-z_][\w.]*", w)
+             and w not in ("None", "callable") else w for w in hint.split(" | ")]
+    return " or ".join(words).replace("numpy_array", "numpy array")
+
+
+def _one_line(message: str) -> str:
+    """beartype's message in one line, as the package has always said it: ``f(): name must be X, got T value``."""
+    text = re.sub(r"\s+", " ", message.strip())  # a tensor's repr spans lines
+    found = re.match(r"(?:Function|Method|Class method|Static method) ([\w.<>]+)\(\) parameter (\w+)=(.*?) "
+                     r"violates (?:type hint|validator) "
+                     r"(.*?), as (<(?:class|protocol)[^>]*>|[\w.]+) ", text)
+    if not found:  # a return value or a class check: beartype's words, in one line
+        return _words(text)
+    where, name, got, hint, kind = found.groups()
+    if kind.startswith("<"):  # <class "builtins.NoneType">, <protocol "numpy.bool">: beartype quotes the value
+        kind, got = re.sub(r"""^<\w+(?: ABC)? ["'](?:\w+\.)*(\w+)["']>$""", r"\1", kind), got.strip('"')
+    if kind == "NoneType":
+        got = "None"
+    elif re.fullmatch(r"-?\d{40,}\.\.\.", got):  # beartype cut a huge int short
+        got = f"a huge int {got[:12]}..."
+    else:
+        got = f"{kind.rsplit('.', 1)[-1]} {got if len(got) <= 80 else got[:77] + '...'}"
+    parts = where.split(".")
+    call = parts[-2] if parts[-1] == "__init__" and len(parts) > 1 else parts[-1]
+    if name == "value" and call.isidentifier():  # a property's setter: the property is what a reader set
+        name = call
+    return f"{call}(): {name} must be {_words(hint.rstrip('.'))}, got {got}"
+
+
+CONF = BeartypeConf(
+    is_color=False, claw_is_pep526=False, violation_type=ArgumentError,
+    hint_overrides=FrozenDict({int: numbers.Integral, float: numbers.Real}),
+    claw_skip_package_names=("cs336_lec2.publish",),
+)
+"""How beartype checks the package: plain text; local variables unchecked (only what crosses a call); an
+``int`` any integer and a ``float`` any real number, numpy's too (``float`` takes an int, as PEP 484's
+tower says); a violation an :class:`ArgumentError`. The publisher (a command line, checked where its
+arguments enter) is left out."""
 
 
 def _got(value: object) -> str:
@@ -51,22 +257,6 @@ def check_int(name: str, value: object, *, minimum: int, maximum: int | None = N
     if max_bits is not None and number.bit_length() > max_bits:
         raise _too_many_bits(name, number, max_bits, "integer")
     return number
-
-
-def check_count(name: str, value: object, *, minimum: int, max_bits: int | None = None) -> int:
-    """A count given as an int or as a float holding a whole number (``70e9``), as an int >= ``minimum``."""
-    expected = {0: "a non-negative whole number", 1: "a positive whole number"}.get(
-        minimum, f"a whole number >= {minimum}")
-    if is_bool(value) or not isinstance(value, numbers.Real):
-        raise TypeError(f"{name} must be {expected}, {_got(value)}")
-    if not isinstance(value, numbers.Integral) and not (math.isfinite(value) and value == int(value)):
-        raise ValueError(f"{name} must be {expected}, got {value!r}")
-    if value < minimum:
-        raise ValueError(f"{name} must be {expected}, got {value!r}")
-    count = int(value)
-    if max_bits is not None and count.bit_length() > max_bits:
-        raise _too_many_bits(name, count, max_bits, "number")
-    return count
 
 
 def _as_float(name: str, value: object, expected: str) -> float:
@@ -131,44 +321,6 @@ def printable(text: object) -> str:
     return "".join(c if c.isprintable() else c.encode("unicode_escape").decode("ascii") for c in str(text))
 
 
-def check_path(name: str, value: object) -> Path:
-    """``value`` (a str or ``os.PathLike``, not blank) as a :class:`~pathlib.Path`.
-
-    An int would be taken as a file descriptor by ``open`` (and closed after), ``None`` or ``""`` as
-    "here": each is refused with an error naming ``name``.
-    """
-    if is_bool(value) or not isinstance(value, (str, os.PathLike)):
-        raise TypeError(f"{name} must be a file path (str or os.PathLike), {_got(value)}")
-    text = os.fspath(value)
-    if not isinstance(text, str) or not text.strip():
-        raise ValueError(f"{name} must name a file, got {value!r} (an unset variable?)")
-    if "\0" in text:
-        raise ValueError(f"{name} must not contain a NUL character, got {value!r}")
-    return Path(text)
-
-
-def is_int(value: object) -> bool:
-    """Whether ``value`` is a whole number by type: an int or a numpy integer, never a bool."""
-    return isinstance(value, numbers.Integral) and not is_bool(value)
-
-
-def check_format_widths(fmt: object) -> None:
-    """The fields of a :class:`~cs336_lec2.floats.FloatFormat`: widths a float32 can carry, flags real bools.
-
-    float32 carries every computation there, so a format may be at most as wide as it.
-    """
-    exponent, mantissa, total = fmt.exponent_bits, fmt.mantissa_bits, fmt.total_bits  # type: ignore[attr-defined]
-    if not (is_int(exponent) and 2 <= exponent <= 8):
-        raise ValueError(f"exponent_bits must be an int in [2, 8], got {exponent!r}")
-    if not (is_int(mantissa) and 1 <= mantissa <= 23):
-        raise ValueError(f"mantissa_bits must be an int in [1, 23], got {mantissa!r}")
-    width = 1 + exponent + mantissa
-    if not (is_int(total) and total % 8 == 0 and total >= width):
-        raise ValueError(f"total_bits must be a multiple of 8 and >= bit_width {width}, got {total!r}")
-    check_bool("ieee_specials", fmt.ieee_specials)  # type: ignore[attr-defined]
-    check_bool("saturates", fmt.saturates)  # type: ignore[attr-defined]
-
-
 def check_token_ids(name: str, ids: object, vocab_size: int) -> None:
     """Raise ``ValueError`` naming ``name`` unless every id of the integer tensor or array ``ids`` is in
     ``[0, vocab_size)`` (an embedding's "index out of range in self" names neither the ids nor the vocabulary)."""
@@ -179,16 +331,3 @@ def check_token_ids(name: str, ids: object, vocab_size: int) -> None:
 
 
 MAX_PARAMETERS = 2**36  # 69e9 values, 275 GB in fp32: a model this package BUILDS is never larger (a typo is)
-
-
-def check_buildable(config: object) -> None:
-    """Refuse (``ValueError``) to build a Transformer of ``config`` with more than :data:`MAX_PARAMETERS`
-    values, before any layer is allocated (``num_layers=2**1100`` never returned). Accounting for a
-    larger model needs no building: pass its config to :mod:`cs336_lec2.transformer` instead."""
-    c = config
-    d, layers = c.d_model, c.num_layers  # type: ignore[attr-defined]
-    values = layers * d * (4 * d + 3 * c.d_ff) + (c.vocab_size + c.context_length) * d  # type: ignore[attr-defined]
-    if values > MAX_PARAMETERS:
-        raise ValueError(f"a model with vocab_size={c.vocab_size}, context_length={c.context_length}, "  # type: ignore[attr-defined]
-                         f"num_layers={layers}, d_model={d} would hold about 2**{values.bit_length() - 1} "
-                         f"parameters, more than the {MAX_PARAMETERS:.3g} this package builds")

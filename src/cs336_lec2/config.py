@@ -14,9 +14,10 @@ takes a config trusts it.
 
 from __future__ import annotations
 
-import numbers
 from dataclasses import dataclass, field
 from typing import Literal, get_args
+
+from .checks import Flag, PositiveCount, Probability
 
 Norm = Literal["layernorm", "rmsnorm"]
 Positions = Literal["learned", "rope"]
@@ -29,21 +30,6 @@ ATTENTION_IMPLS: tuple[AttentionImpl, ...] = get_args(AttentionImpl)
 
 _SIZES = ("vocab_size", "context_length", "num_layers", "d_model", "num_heads", "d_ff")
 _FLAGS = ("tied_embeddings", "bias", "gated_mlp")
-
-
-def is_bool(value: object) -> bool:
-    """Whether ``value`` is a flag: ``True`` / ``False``, or numpy's ``np.True_`` (known by name: no numpy here)."""
-    kind = type(value)  # numpy 2 names its bool type "bool", numpy 1 "bool_"
-    return isinstance(value, bool) or (kind.__module__ == "numpy" and kind.__name__ in ("bool", "bool_"))
-
-
-def _count(name: str, value: object) -> int:
-    """``value`` as a positive int; a numpy integer converts, a bool or a float is refused."""
-    if is_bool(value) or not isinstance(value, numbers.Integral):
-        raise TypeError(f"{name} must be an int, got {type(value).__name__} {value!r}")
-    if value < 1:
-        raise ValueError(f"{name} must be a positive int, got {value!r}")
-    return int(value)
 
 
 @dataclass(frozen=True)
@@ -69,44 +55,38 @@ class TransformerConfig:
       0.1``). Each keeps a 1-byte mask for backward (:func:`cs336_lec2.transformer_model.dropout`).
     """
 
-    vocab_size: int
-    context_length: int
-    num_layers: int
-    d_model: int
-    num_heads: int
-    d_ff: int
-    tied_embeddings: bool = False
-    bias: bool = False
-    num_kv_heads: int | None = field(default=None, kw_only=True)
-    head_size: int | None = field(default=None, kw_only=True)
-    gated_mlp: bool = field(default=False, kw_only=True)
+    vocab_size: PositiveCount
+    context_length: PositiveCount
+    num_layers: PositiveCount
+    d_model: PositiveCount
+    num_heads: PositiveCount
+    d_ff: PositiveCount
+    tied_embeddings: Flag = False
+    bias: Flag = False
+    num_kv_heads: PositiveCount | None = field(default=None, kw_only=True)
+    head_size: PositiveCount | None = field(default=None, kw_only=True)
+    gated_mlp: Flag = field(default=False, kw_only=True)
     norm: Norm = field(default="layernorm", kw_only=True)
     positions: Positions = field(default="learned", kw_only=True)
-    dropout: float = field(default=0.0, kw_only=True)
+    dropout: Probability = field(default=0.0, kw_only=True)
 
     def __post_init__(self) -> None:
-        # The boundary of every count: each field is checked here once, and stored as a plain int / bool / float.
+        # The boundary of every count: beartype checked each field's type (a positive int, a real bool, a
+        # probability); here the rules that relate fields, and each value stored as a plain int / bool / float
+        # (numpy's scalars wrap around or print oddly downstream).
         for name in _SIZES:
-            object.__setattr__(self, name, _count(name, getattr(self, name)))
+            object.__setattr__(self, name, int(getattr(self, name)))
         for name in _FLAGS:
-            if not is_bool(flag := getattr(self, name)):  # the string "False" is true to Python
-                raise TypeError(f"{name} must be True or False, got {type(flag).__name__} {flag!r}")
-            object.__setattr__(self, name, bool(flag))
-        for name, allowed in (("norm", NORMS), ("positions", POSITIONS)):
-            if getattr(self, name) not in allowed:
-                raise ValueError(f"{name} must be one of {allowed}, got {getattr(self, name)!r}")
-        p = self.dropout
-        if is_bool(p) or not isinstance(p, numbers.Real) or p != p:  # p != p: NaN
-            raise TypeError(f"dropout must be a finite number, got {type(p).__name__} {p!r}")
-        if not 0 <= p < 1:
-            raise ValueError(f"dropout must be a probability in [0, 1), got {p!r}")
-        object.__setattr__(self, "dropout", float(p))
+            object.__setattr__(self, name, bool(getattr(self, name)))
+        if self.dropout == 1:
+            raise ValueError(f"dropout must be a probability in [0, 1), got {self.dropout!r}")
+        object.__setattr__(self, "dropout", float(self.dropout))
         if self.head_size is None and self.d_model % self.num_heads:
             raise ValueError(f"d_model must be a multiple of num_heads={self.num_heads} (or set head_size), "
                              f"got {self.d_model}")
         if self.head_size is not None:
-            object.__setattr__(self, "head_size", _count("head_size", self.head_size))
-        kv = self.num_heads if self.num_kv_heads is None else _count("num_kv_heads", self.num_kv_heads)
+            object.__setattr__(self, "head_size", int(self.head_size))
+        kv = self.num_heads if self.num_kv_heads is None else int(self.num_kv_heads)
         if self.num_heads % kv:
             raise ValueError(f"num_kv_heads must divide num_heads={self.num_heads}, got {kv}")
         object.__setattr__(self, "num_kv_heads", kv)

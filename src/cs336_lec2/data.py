@@ -17,17 +17,20 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
+from typing import Annotated
 
 import numpy as np
 import numpy.typing as npt
 import torch
+from beartype.vale import Is
 
 from .bilingual import tr
-from .checks import check_int, check_path
-from .device import check_device
+from .checks import FilePath, between
+from .device import as_device
 from .safety import write_atomic as _write_atomically  # all or nothing: never a torn token file
 
-PathLike = str | os.PathLike[str]
+PathLike = FilePath
+BatchSide = Annotated[int, Is[between(1, 2**31 - 1)]]
 _NPY_MAGIC = b"\x93NUMPY"
 
 
@@ -54,7 +57,7 @@ def write_tokens(path: PathLike, tokens: npt.ArrayLike, dtype: npt.DTypeLike = n
     Refuses a ``.npy`` suffix (see the module docstring), ids that ``dtype`` cannot hold, and
     anything that is not 1-D integers.
     """
-    path = check_path("path", path)
+    path = Path(path)
     if path.suffix.lower() == ".npy":
         raise ValueError(tr(
             f"path must not end in .npy for a raw token file ({path.name}): np.load would expect a .npy "
@@ -102,7 +105,7 @@ def open_tokens(path: PathLike, dtype: npt.DTypeLike | None = None) -> np.memmap
     ``.npy`` file (``np.save``) is opened with ``np.load(mmap_mode="r")``, must be 1-D integers, and
     of ``dtype`` where one is given. Returns a 1-D :class:`numpy.memmap`.
     """
-    path = check_path("path", path)
+    path = Path(path)
     dt = None if dtype is None else _integer_dtype(dtype)
     if not path.is_file():
         raise FileNotFoundError(f"path: there is no token file named {path.name!r}")
@@ -161,8 +164,8 @@ def _raw_dtype(path: Path, given: np.dtype | None) -> np.dtype:
 
 def get_batch(
     data: np.ndarray,
-    batch_size: int,
-    sequence_length: int,
+    batch_size: BatchSide,
+    sequence_length: BatchSide,
     device: str | torch.device,
     *,
     generator: torch.Generator | None = None,
@@ -175,14 +178,11 @@ def get_batch(
     Only the sampled windows are read from a memory-mapped ``data``. On CUDA the batch is copied
     from pinned (page-locked) memory with ``non_blocking=True``, so the copy can overlap compute.
     """
-    if not isinstance(data, np.ndarray):
-        raise TypeError(f"data must be a numpy array (e.g. from open_tokens), got {type(data).__name__}")
     if data.ndim != 1:
         raise ValueError(f"data must be 1-D (one long stream of tokens), got shape {data.shape}")
     if data.dtype.kind not in "iu":
         raise TypeError(f"data must hold integer token ids, got dtype {data.dtype}")
-    batch_size = check_int("batch_size", batch_size, minimum=1, max_bits=31)
-    sequence_length = check_int("sequence_length", sequence_length, minimum=1, max_bits=31)
+    batch_size, sequence_length = int(batch_size), int(sequence_length)
     if batch_size * (sequence_length + 1) > 2**32:  # 10**9 windows was a MemoryError after minutes
         raise ValueError(f"batch_size x (sequence_length + 1) = {batch_size * (sequence_length + 1):.3g} tokens: "
                          "more than one batch of this package holds (2**32)")
@@ -193,9 +193,7 @@ def get_batch(
             f"sequence_length={sequence_length} 需要长为 {sequence_length + 1} 个词元的窗口（输入再加一个目标），"
             f"但 data 只有 {len(data)} 个词元",
         ))
-    device = check_device("device", device)  # NoCudaError (a RuntimeError) where CUDA is missing
-    if generator is not None and not isinstance(generator, torch.Generator):
-        raise TypeError(f"generator must be a torch.Generator or None, got {type(generator).__name__}")
+    device = as_device("device", device)  # NoCudaError (a RuntimeError) where CUDA is missing
     if generator is not None and generator.device.type != "cpu":
         raise ValueError(f"generator must live on the CPU, got one on {generator.device}")
 
@@ -218,7 +216,7 @@ def resident_bytes(path: PathLike | None = None) -> int:
     """
     import psutil  # here: only this measurement needs it
 
-    target = None if path is None else os.path.realpath(check_path("path", path))
+    target = None if path is None else os.path.realpath(path)
     proc = psutil.Process()
     if target is None:
         return proc.memory_info().rss

@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import numbers
 import platform
+from typing import Annotated
 
 import torch
+from beartype.vale import Is
 
-from .checks import is_bool
+from .checks import is_bool, rule
 
 DEVICE_CHOICES = ("auto", "cpu", "cuda")
 
@@ -51,8 +53,8 @@ class NoCudaError(RuntimeError, ValueError):
     a bad argument, named in the message)."""
 
 
-def check_device(name: str, value: object, *, available: bool = True) -> torch.device:
-    """``value`` (a ``torch.device`` or a string such as ``"cpu"``, ``"cuda"``, ``"cuda:1"``) as a device
+def as_device(name: str, value: object, *, available: bool = True) -> torch.device:
+    """Where a device enters: ``value`` (a ``torch.device`` or a string such as ``"cpu"``, ``"cuda:1"``) as a device
     this machine has, else a ``TypeError``/``ValueError`` (:class:`NoCudaError` for a missing GPU) naming ``name``.
     ``available=False`` checks the spelling only.
     """
@@ -73,21 +75,21 @@ def check_device(name: str, value: object, *, available: bool = True) -> torch.d
     return device
 
 
-def check_dtype(name: str, value: object) -> torch.dtype | None:
-    """``value`` if it is a floating ``torch.dtype`` or None, else a ``TypeError`` naming ``name`` (``"float32"``
-    is a string, not a dtype: torch's own error names neither)."""
-    if value is not None and not (isinstance(value, torch.dtype) and value.is_floating_point):
-        raise TypeError(f"{name} must be a floating torch.dtype such as torch.float32 (or None), "
-                        f"got {type(value).__name__} {value!r}")
-    return value
+@rule("a floating-point torch.dtype such as torch.float32")
+def _floating(dtype: torch.dtype) -> bool:
+    return bool(dtype.is_floating_point)
+
+
+FloatDtype = Annotated[torch.dtype, Is[_floating]]
+"""A dtype a model's weights can have ("float32" is a string, not a dtype: torch's own error names neither)."""
 
 
 def device_arg(name: str, value: object) -> torch.device:
     """The device an argument called ``name`` asks for: ``None`` or ``"auto"`` is :func:`get_device`'s choice,
-    anything else must pass :func:`check_device` (errors name ``name``)."""
+    anything else must pass :func:`as_device` (errors name ``name``)."""
     if value is None or (isinstance(value, str) and value.strip().lower() == "auto"):
         return get_device("auto")
-    return check_device(name, value.strip().lower() if isinstance(value, str) else value)
+    return as_device(name, value.strip().lower() if isinstance(value, str) else value)
 
 
 def cpu_name() -> str:
@@ -106,7 +108,7 @@ def describe_device(device: str | torch.device, lang: str = "en") -> str:
     """A one-line, human-readable description: the card's name and memory, or the CPU and its threads,
     in ``lang``'s words (``"en"`` or ``"zh"``; names and numbers stay as they are)."""
     zh = lang == "zh"
-    device = check_device("device", device, available=False)
+    device = as_device("device", device, available=False)
     if device.type == "cuda":
         try:
             props = torch.cuda.get_device_properties(device)

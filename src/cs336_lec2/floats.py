@@ -18,10 +18,12 @@ import math
 import numbers
 from dataclasses import dataclass
 from fractions import Fraction
+from typing import Annotated
 
 import torch
+from beartype.vale import Is
 
-from .checks import check_format_widths, is_bool, is_int
+from .checks import Flag, between, is_bool, is_int
 
 
 @dataclass(frozen=True)
@@ -35,15 +37,17 @@ class FloatFormat:
     """
 
     name: str
-    exponent_bits: int
-    mantissa_bits: int
+    exponent_bits: Annotated[int, Is[between(2, 8)]]  # at most float32's widths: it carries every computation
+    mantissa_bits: Annotated[int, Is[between(1, 23)]]
     total_bits: int
     torch_dtype: torch.dtype | None
-    ieee_specials: bool = True
-    saturates: bool = False
+    ieee_specials: Flag = True
+    saturates: Flag = False
 
     def __post_init__(self) -> None:
-        check_format_widths(self)  # at most float32's widths (it carries every computation here); numpy ints too
+        if not (is_int(self.total_bits) and self.total_bits % 8 == 0 and self.total_bits >= self.bit_width):
+            raise ValueError(f"total_bits must be a multiple of 8 and >= bit_width {self.bit_width}, "
+                             f"got {self.total_bits!r}")
 
     @property
     def bit_width(self) -> int:

@@ -18,7 +18,7 @@ from torch.utils._pytree import tree_flatten
 from torch.utils.flop_counter import FlopCounterMode
 
 from .bilingual import in_zh, tr
-from .checks import check_bool, check_count, check_positive_real, check_real
+from .checks import Count, Flag, NonNegativeReal, PositiveReal
 from .hardware import Peak
 
 
@@ -26,27 +26,22 @@ class ImplausibleMFUError(ValueError):
     """An MFU above 1: the measurement or the peak it was divided by is wrong."""
 
 
-def matmul_flops(m: int, k: int, n: int) -> int:
+def matmul_flops(m: Count, k: Count, n: Count) -> int:
     """FLOPs of an ``(m, k) @ (k, n)`` matmul: ``2·m·k·n`` (one multiply and one add per term)."""
-    m, k, n = check_count("m", m, minimum=0), check_count("k", k, minimum=0), check_count("n", n, minimum=0)
     return 2 * m * k * n
 
 
-def linear_forward_flops(batch: int, in_dim: int, out_dim: int) -> int:
+def linear_forward_flops(batch: Count, in_dim: Count, out_dim: Count) -> int:
     """FLOPs of ``x @ w`` for ``x`` of shape ``(batch, in_dim)`` and ``w`` of ``(in_dim, out_dim)``."""
-    batch = check_count("batch", batch, minimum=0)
-    return matmul_flops(batch, check_count("in_dim", in_dim, minimum=0), check_count("out_dim", out_dim, minimum=0))
+    return matmul_flops(batch, in_dim, out_dim)
 
 
-def linear_backward_flops(batch: int, in_dim: int, out_dim: int, *, input_grad: bool = True) -> int:
+def linear_backward_flops(batch: Count, in_dim: Count, out_dim: Count, *, input_grad: Flag = True) -> int:
     """FLOPs of the backward pass of ``x @ w``: ``w.grad = xᵀ·dy`` and, if ``input_grad``, ``dx = dy·wᵀ``.
 
     Each is a matmul of the forward's size, so backward is twice the forward, except for a first
     layer whose input needs no gradient (``input_grad=False``): then it equals the forward.
     """
-    batch = check_count("batch", batch, minimum=0)
-    in_dim, out_dim = check_count("in_dim", in_dim, minimum=0), check_count("out_dim", out_dim, minimum=0)
-    input_grad = check_bool("input_grad", input_grad)  # "False" is true to Python, never to a reader
     weight_grad = matmul_flops(in_dim, batch, out_dim)
     return weight_grad + (matmul_flops(batch, out_dim, in_dim) if input_grad else 0)
 
@@ -62,8 +57,6 @@ def count_flops(fn: Callable[..., Any], *args: Any, **kwargs: Any) -> int:
 
 def flop_breakdown(fn: Callable[..., Any], *args: Any, **kwargs: Any) -> dict[str, int]:
     """Like :func:`count_flops`, but the FLOPs per operator (e.g. ``{"aten.mm": 2048}``)."""
-    if not callable(fn):
-        raise TypeError(f"fn must be callable, got {type(fn).__name__}")
     counter = FlopCounterMode(display=False)
     with counter:
         fn(*args, **kwargs)
@@ -71,27 +64,25 @@ def flop_breakdown(fn: Callable[..., Any], *args: Any, **kwargs: Any) -> dict[st
     return {str(op).removesuffix(".default"): int(n) for op, n in totals.items()}
 
 
-def arithmetic_intensity(m: int, k: int, n: int, bytes_per_element: int | torch.dtype) -> float:
-    """FLOPs per byte of an ``(m, k) @ (k, n)`` matmul that reads A and B once and writes C once."""
-    if isinstance(bytes_per_element, torch.dtype):
-        bytes_per_element = bytes_per_element.itemsize
-    size = check_positive_real("bytes_per_element", bytes_per_element)  # 0.5 for a 4-bit format
-    # the ratio is a float: sizes beyond one (2**1100) are one ValueError naming them, not an OverflowError
-    m, k, n = (check_count(name, v, minimum=0, max_bits=340) for name, v in (("m", m), ("k", k), ("n", n)))
-    moved = (m * k + k * n + m * n) * size
-    if moved == 0:
+def arithmetic_intensity(m: Count, k: Count, n: Count, bytes_per_element: PositiveReal | torch.dtype) -> float:
+    """FLOPs per byte of an ``(m, k) @ (k, n)`` matmul that reads A and B once and writes C once.
+
+    ``bytes_per_element`` is a dtype or a number of bytes (0.5 for a 4-bit format)."""
+    size = bytes_per_element.itemsize if isinstance(bytes_per_element, torch.dtype) else bytes_per_element
+    elements = int(m) * int(k) + int(k) * int(n) + int(m) * int(n)  # Python ints: numpy's wrap around
+    if elements == 0:
         raise ValueError(f"a ({m}, {k}) @ ({k}, {n}) matmul moves no data; its intensity is undefined")
-    return matmul_flops(m, k, n) / moved
+    return matmul_flops(int(m), int(k), int(n)) / elements / float(size)  # int / int first: exact at any size
 
 
-def roofline(intensity: float, peak: float | Peak, bandwidth: float) -> float:
+def roofline(intensity: NonNegativeReal, peak: PositiveReal | Peak, bandwidth: PositiveReal) -> float:
     """Attainable FLOP/s at an arithmetic ``intensity`` (FLOP/byte): ``min(peak, intensity·bandwidth)``."""
-    intensity = check_real("intensity", intensity, minimum=0)  # FLOPs per byte
-    top = check_positive_real("peak", float(peak) if isinstance(peak, Peak) else peak)
-    return min(top, float(intensity) * check_positive_real("bandwidth", bandwidth))
+    return min(float(peak), float(intensity) * float(bandwidth))
 
 
-def mfu(flops: float, seconds: float, peak: float | Peak, *, strict: bool = True) -> float:
+def mfu(
+    flops: NonNegativeReal, seconds: PositiveReal, peak: PositiveReal | Peak, *, strict: Flag = True
+) -> float:
     """Model FLOPs utilization: ``flops / seconds / peak``, a fraction in ``[0, 1]``.
 
     ``peak`` is a :class:`~cs336_lec2.hardware.Peak` or a float in FLOP/s (taken as a datasheet
@@ -102,15 +93,12 @@ def mfu(flops: float, seconds: float, peak: float | Peak, *, strict: bool = True
     ``strict=False`` the ratio is returned as it is, an over-estimate of the MFU for the caller to
     report as such.
     """
-    strict = check_bool("strict", strict)
-    flops = check_real("flops", flops, minimum=0)  # a finite count of FLOPs; 2**1100 is refused, not overflowed
-    secs = check_positive_real("seconds", seconds)
-    if isinstance(peak, Peak):
-        top, is_estimate = check_positive_real("peak", peak.flops), peak.is_estimate
+    if isinstance(peak, Peak):  # a Peak's flops were checked when it was made
+        top, is_estimate = peak.flops, peak.is_estimate
         what = tr(f"{peak.dtype} peak of {peak.device_name}", f"{peak.device_name} 的 {peak.dtype} 峰值")
     else:
-        top, is_estimate, what = check_positive_real("peak", peak), False, tr("peak", "峰值")
-    achieved = flops / secs
+        top, is_estimate, what = float(peak), False, tr("peak", "峰值")
+    achieved = float(flops) / float(seconds)
     ratio = achieved / top
     if ratio > 1:
         if is_estimate and not strict:
@@ -161,8 +149,6 @@ def count_elements(fn: Callable[..., Any], *args: Any, **kwargs: Any) -> int:
     over the parameter count is the ops per parameter, the part that :func:`count_flops` leaves out. It
     hooks every op with a ``TorchDispatchMode``, the mechanism ``FlopCounterMode`` is built on.
     """
-    if not callable(fn):
-        raise TypeError(f"fn must be callable, got {type(fn).__name__}")
     with _ElementCounter() as counter:
         fn(*args, **kwargs)
     return counter.elements

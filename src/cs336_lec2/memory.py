@@ -20,8 +20,8 @@ from typing import Any
 import torch
 from torch import nn
 
-from .checks import check_choice, check_count
-from .napkin import OPTIMIZER_STATES, PRECISIONS, Precision  # noqa: F401  (torch-free; re-exported)
+from .checks import WholeCount
+from .napkin import OPTIMIZER_STATES, PRECISIONS, OptimizerName, Precision, PrecisionName  # noqa: F401  (re-exported)
 
 
 @dataclass(frozen=True)
@@ -49,7 +49,8 @@ class MemoryBreakdown:
 
 
 def training_memory(
-    num_params: int, *, optimizer: str = "adamw", precision: str = "fp32", activations: int = 0
+    num_params: WholeCount, *, optimizer: OptimizerName = "adamw", precision: PrecisionName = "fp32",
+    activations: WholeCount = 0,
 ) -> MemoryBreakdown:
     """Estimate the bytes training holds: parameters, gradients, optimizer state and activations.
 
@@ -60,10 +61,7 @@ def training_memory(
     mixed_bf16 AdamW ``2 + 2 + (4 + 2*4) = 16`` as well — mixed precision saves activation memory
     and time, not parameter memory.
     """
-    num_params = check_count("num_params", num_params, minimum=0)
-    activations = check_count("activations", activations, minimum=0)
-    optimizer = check_choice("optimizer", optimizer, OPTIMIZER_STATES)
-    precision = check_choice("precision", precision, PRECISIONS)
+    num_params, activations = int(num_params), int(activations)
     p = PRECISIONS[precision]
     state_per_param = p.master + OPTIMIZER_STATES[optimizer] * p.state
     return MemoryBreakdown(
@@ -97,7 +95,7 @@ def _check_tensor(name: str, t: object) -> torch.Tensor:
     return t
 
 
-def tensor_bytes(tensors: Iterable[torch.Tensor]) -> int:
+def tensor_bytes(tensors: Iterable[torch.Tensor] | torch.Tensor) -> int:
     """Bytes of the storages behind ``tensors``, each storage counted once.
 
     Views share their base's storage, so ``[x, x.t(), x[0]]`` counts ``x`` once — and a view counts
@@ -105,7 +103,7 @@ def tensor_bytes(tensors: Iterable[torch.Tensor]) -> int:
     """
     if isinstance(tensors, torch.Tensor):
         tensors = [tensors]
-    if isinstance(tensors, (str, bytes)) or not isinstance(tensors, Iterable):  # 5 was a raw "not iterable"
+    if isinstance(tensors, (str, bytes)):
         raise TypeError(f"tensors must be a tensor or an iterable of tensors, got {type(tensors).__name__} {tensors!r}")
     seen: dict[tuple[str, int, int], int] = {}
     for t in tensors:
@@ -126,20 +124,14 @@ def tensors_in(tree: object) -> list[torch.Tensor]:
     return [t for item in items for t in tensors_in(item)]
 
 
-def _check_module(model: object) -> nn.Module:
-    if not isinstance(model, nn.Module):
-        raise TypeError(f"model must be a torch.nn.Module, got {type(model).__name__}")
-    return model
-
-
 def parameter_bytes(model: nn.Module) -> int:
     """Bytes of ``model``'s parameters (shared parameters once)."""
-    return tensor_bytes(_check_module(model).parameters())
+    return tensor_bytes(model.parameters())
 
 
 def gradient_bytes(model: nn.Module) -> int:
     """Bytes of the ``.grad`` tensors of ``model``'s parameters (0 before the first backward pass)."""
-    return tensor_bytes(p.grad for p in _check_module(model).parameters() if p.grad is not None)
+    return tensor_bytes(p.grad for p in model.parameters() if p.grad is not None)
 
 
 def optimizer_state_tensors(optimizer: torch.optim.Optimizer) -> list[torch.Tensor]:
@@ -190,7 +182,7 @@ class SavedTensorsRecorder:
     descriptions in :attr:`saved`; record one forward pass at a time.
     """
 
-    def __init__(self, exclude: Iterable[torch.Tensor] = ()) -> None:
+    def __init__(self, exclude: Iterable[torch.Tensor] | torch.Tensor = ()) -> None:
         if isinstance(exclude, torch.Tensor):
             exclude = [exclude]
         self._excluded = {_storage_key(_check_tensor("exclude", t)) for t in exclude}
@@ -267,7 +259,6 @@ def naming_tensors(model: nn.Module, **tensors: torch.Tensor) -> Iterator[dict[i
     whole model's as ``model(...)`` (a view shares its base's storage, so it gets the outer name).
     The forward hooks are removed when the block ends. Addresses are matched, never shown.
     """
-    _check_module(model)
     names = {_check_tensor("tensors", t).untyped_storage().data_ptr(): name for name, t in tensors.items()}
     names.update({p.untyped_storage().data_ptr(): name for name, p in model.named_parameters()})
 

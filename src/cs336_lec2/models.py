@@ -12,12 +12,16 @@ The decoder-only Transformer of chapters 13 and 14 is :mod:`cs336_lec2.transform
 from __future__ import annotations
 
 import math
+from typing import Annotated
 
 import torch
+from beartype.vale import Is
 from torch import nn
 
-from .checks import MAX_PARAMETERS, check_bool, check_int
-from .device import check_device, check_dtype
+from .checks import MAX_PARAMETERS, Count, Flag, PositiveCount, between
+from .device import FloatDtype, as_device
+
+Width = Annotated[int, Is[between(1, 2**40)]]  # the product of two widths is checked against MAX_PARAMETERS
 
 
 class Linear(nn.Module):
@@ -31,18 +35,16 @@ class Linear(nn.Module):
 
     def __init__(
         self,
-        input_dim: int,
-        output_dim: int,
+        input_dim: Width,
+        output_dim: Width,
         *,
         device: str | torch.device | None = None,
-        dtype: torch.dtype | None = None,
+        dtype: FloatDtype | None = None,
     ) -> None:
         super().__init__()
-        self.input_dim = check_int("input_dim", input_dim, minimum=1, max_bits=40)
-        self.output_dim = check_int("output_dim", output_dim, minimum=1, max_bits=40)
-        _check_size(self.input_dim * self.output_dim, f"Linear({input_dim}, {output_dim})")
-        device = None if device is None else check_device("device", device)
-        dtype = check_dtype("dtype", dtype)
+        self.input_dim, self.output_dim = int(input_dim), int(output_dim)
+        _refuse_size(self.input_dim * self.output_dim, f"Linear({input_dim}, {output_dim})")
+        device = None if device is None else as_device("device", device)
         input_dim, output_dim = self.input_dim, self.output_dim
         weight = torch.randn(input_dim, output_dim) / math.sqrt(input_dim)
         self.weight = nn.Parameter(weight.to(device=device, dtype=dtype))
@@ -68,17 +70,16 @@ class Cruncher(nn.Module):
 
     def __init__(
         self,
-        dim: int,
-        num_layers: int,
+        dim: Width,
+        num_layers: Annotated[int, Is[between(0, 2**40)]],
         *,
         device: str | torch.device | None = None,
-        dtype: torch.dtype | None = None,
+        dtype: FloatDtype | None = None,
     ) -> None:
         super().__init__()
-        self.dim = dim = check_int("dim", dim, minimum=1, max_bits=40)
-        self.num_layers = num_layers = check_int("num_layers", num_layers, minimum=0, max_bits=40)
-        _check_size(num_layers * dim * dim + dim, f"Cruncher({dim}, {num_layers})")  # before any layer is built
-        device = None if device is None else check_device("device", device)
+        self.dim, self.num_layers = dim, num_layers = int(dim), int(num_layers)
+        _refuse_size(num_layers * dim * dim + dim, f"Cruncher({dim}, {num_layers})")  # before any layer is built
+        device = None if device is None else as_device("device", device)
         self.layers = nn.ModuleList([Linear(dim, dim, device=device, dtype=dtype) for _ in range(num_layers)])
         self.final = Linear(dim, 1, device=device, dtype=dtype)
 
@@ -100,8 +101,6 @@ def end_to_end(model: Cruncher) -> torch.Tensor:
     ``Cruncher`` has no non-linearity, so its ``L`` square layers and its head compose into one linear
     map from ``dim`` numbers to one. Computed without tracking gradients.
     """
-    if not isinstance(model, Cruncher):
-        raise TypeError(f"model must be a Cruncher, got {type(model).__name__}")
     with torch.no_grad():
         w = torch.eye(model.dim, dtype=model.final.weight.dtype, device=model.final.weight.device)
         for layer in model.layers:
@@ -112,22 +111,17 @@ def end_to_end(model: Cruncher) -> torch.Tensor:
 # Cruncher(4, 2**1100) never returned: more than checks.MAX_PARAMETERS (69e9 values) is a typo
 
 
-def _check_size(values: int, what: str) -> None:
+def _refuse_size(values: int, what: str) -> None:
     if values > MAX_PARAMETERS:
         raise ValueError(f"{what} would hold {values:.3g} parameters, more than the {MAX_PARAMETERS:.3g} "
                          "this package builds (a typo?)")
 
 
-def cruncher_num_parameters(dim: int, num_layers: int) -> int:
+def cruncher_num_parameters(dim: PositiveCount, num_layers: Count) -> int:
     """Parameters (a count, not bytes) of ``Cruncher(dim, num_layers)``: ``num_layers * dim**2 + dim``."""
-    check_int("dim", dim, minimum=1)
-    check_int("num_layers", num_layers, minimum=0)
     return num_layers * dim * dim + dim
 
 
-def num_parameters(model: nn.Module, *, trainable_only: bool = False) -> int:
+def num_parameters(model: nn.Module, *, trainable_only: Flag = False) -> int:
     """Number of parameter values (elements, not bytes) in ``model``; shared parameters count once."""
-    if not isinstance(model, nn.Module):
-        raise TypeError(f"model must be a torch.nn.Module, got {type(model).__name__}")
-    trainable_only = check_bool("trainable_only", trainable_only)  # "no" is true to Python
     return sum(p.numel() for p in model.parameters() if p.requires_grad or not trainable_only)

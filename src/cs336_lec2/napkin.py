@@ -12,13 +12,14 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import SupportsFloat
+from typing import Literal
 
-from .checks import check_choice, check_count, check_int, check_positive_real
+from .checks import PositiveCount, PositiveReal, PositiveWholeCount, Rate, WholeCount
 
 # Buffers each optimizer keeps per parameter (each the size of the parameter): SGD none, SGD with
 # momentum the velocity, AdaGrad the running sum of squared gradients, Adam/AdamW the first and
 # second moments m and v (Kingma & Ba 2015; Loshchilov & Hutter 2019).
+OptimizerName = Literal["sgd", "sgd_momentum", "adagrad", "adam", "adamw"]
 OPTIMIZER_STATES: dict[str, int] = {"sgd": 0, "sgd_momentum": 1, "adagrad": 1, "adam": 2, "adamw": 2}
 
 
@@ -37,6 +38,7 @@ class Precision:
 # for the matmuls, plus an fp32 master copy of the weights and fp32 optimizer buffers, so that small
 # updates are not rounded away (Micikevicius et al. 2018, "Mixed Precision Training"; ZeRO, Rajbhandari
 # et al. 2020, section 3.1: 2 + 2 + 12 = 16 bytes per parameter for mixed-precision Adam).
+PrecisionName = Literal["fp32", "mixed_bf16", "mixed_bf16_fp32_grads"]
 PRECISIONS: dict[str, Precision] = {
     "fp32": Precision(param=4, grad=4, master=0, state=4, activation=4),
     "mixed_bf16": Precision(param=2, grad=2, master=4, state=4, activation=2),
@@ -46,26 +48,23 @@ PRECISIONS: dict[str, Precision] = {
 }
 
 SECONDS_PER_DAY = 86_400
-MAX_COUNT_BITS = 500  # so that 6·N·D, below 6·2**1000, still converts to a float (max about 1.8e308)
 
 
-def training_flops(num_params: int, num_tokens: int) -> int:
+def training_flops(num_params: WholeCount, num_tokens: WholeCount) -> int:
     """FLOPs to train ``num_params`` parameters on ``num_tokens`` tokens: ``6·N·D``.
 
     2 per parameter per token forward, 4 backward; it ignores attention's sequence-length terms,
     elementwise work and the optimizer, which is why it is a rule of thumb.
     """
-    num_params = check_count("num_params", num_params, minimum=0)
-    num_tokens = check_count("num_tokens", num_tokens, minimum=0)
-    return 6 * num_params * num_tokens
+    return 6 * int(num_params) * int(num_tokens)
 
 
 def training_days(
-    num_params: int | float,
-    num_tokens: int | float,
-    num_gpus: int,
-    flop_per_sec_per_gpu: float | SupportsFloat,
-    mfu: float,
+    num_params: PositiveWholeCount,
+    num_tokens: PositiveWholeCount,
+    num_gpus: PositiveCount,
+    flop_per_sec_per_gpu: Rate,
+    mfu: PositiveReal,
 ) -> float:
     """Days to train: ``6·N·D / (num_gpus · flop_per_sec_per_gpu · mfu) / 86400``.
 
@@ -76,16 +75,12 @@ def training_days(
     """
     # 6·N·D: 2 FLOPs per parameter per token forward, 4 backward (the optimizer's few FLOPs per
     # parameter per *step* are negligible next to it).
-    num_params = check_count("num_params", num_params, minimum=1, max_bits=MAX_COUNT_BITS)
-    num_tokens = check_count("num_tokens", num_tokens, minimum=1, max_bits=MAX_COUNT_BITS)
     flops = training_flops(num_params, num_tokens)
-    gpus = check_int("num_gpus", num_gpus, minimum=1, max_bits=MAX_COUNT_BITS)
-    peak = check_positive_real("flop_per_sec_per_gpu", flop_per_sec_per_gpu)
-    utilization = check_positive_real("mfu", mfu)
-    if utilization > 1:
+    peak = float(flop_per_sec_per_gpu)  # a Peak too
+    if mfu > 1:
         raise ValueError(f"mfu must be in (0, 1] (a fraction of the peak), got {mfu!r}")
     try:
-        days = flops / (gpus * peak * utilization) / SECONDS_PER_DAY
+        days = flops / (int(num_gpus) * peak * float(mfu)) / SECONDS_PER_DAY
     except OverflowError:
         days = math.inf
     if not math.isfinite(days):
@@ -94,26 +89,23 @@ def training_days(
     return days
 
 
-def max_trainable_params(total_memory_bytes: float, bytes_per_param: float) -> int:
+def max_trainable_params(total_memory_bytes: PositiveReal, bytes_per_param: PositiveReal) -> int:
     """The most parameters whose training state fits in ``total_memory_bytes`` (rounded down).
 
     Exact: ``result * bytes_per_param <= total_memory_bytes < (result + 1) * bytes_per_param``.
     It counts only per-parameter state (see :func:`bytes_per_param`), not activations, and assumes
     the memory of several GPUs can be pooled, which needs sharding (ZeRO / FSDP).
     """
-    memory = check_positive_real("total_memory_bytes", total_memory_bytes)
-    per_param = check_positive_real("bytes_per_param", bytes_per_param)
     # Fractions keep the floor exact where float division could land a hair on the wrong side.
-    return math.floor(Fraction(memory) / Fraction(per_param))
+    return math.floor(Fraction(float(total_memory_bytes)) / Fraction(float(bytes_per_param)))
 
 
-def bytes_per_param_breakdown(optimizer: str = "adamw", precision: str = "mixed_bf16") -> dict[str, int]:
+def bytes_per_param_breakdown(optimizer: OptimizerName = "adamw",
+                              precision: PrecisionName = "mixed_bf16") -> dict[str, int]:
     """Bytes each parameter costs, by kind: ``params``, ``grads``, ``master_weights``, ``optimizer_state``.
 
     The figures come from :data:`PRECISIONS` and :data:`OPTIMIZER_STATES`; mixed_bf16 AdamW is ``2 + 2 + 4 + 8 = 16``.
     """
-    check_choice("optimizer", optimizer, OPTIMIZER_STATES)
-    check_choice("precision", precision, PRECISIONS)
     p = PRECISIONS[precision]
     return {
         "params": p.param,
@@ -123,6 +115,6 @@ def bytes_per_param_breakdown(optimizer: str = "adamw", precision: str = "mixed_
     }
 
 
-def bytes_per_param(optimizer: str = "adamw", precision: str = "mixed_bf16") -> int:
+def bytes_per_param(optimizer: OptimizerName = "adamw", precision: PrecisionName = "mixed_bf16") -> int:
     """Bytes of training state per parameter (activations excluded): 16 for AdamW in either precision."""
     return sum(bytes_per_param_breakdown(optimizer, precision).values())

@@ -30,7 +30,7 @@ from typing import Any
 
 import torch
 
-from .checks import check_bool, check_count, check_real, is_bool
+from .checks import Flag, is_bool, is_int
 
 Params = Iterable[torch.Tensor] | Iterable[dict[str, Any]]
 State = dict[str, Any]  # optimizer.state[p]
@@ -55,8 +55,8 @@ def _number(
     if is_bool(value) or not isinstance(value, numbers.Real):
         raise TypeError(f"{name} must be a number, got {type(value).__name__} {value!r}")
     interval = f"{'(' if open_low else '['}{low}, {high}{')' if open_high or high == math.inf else ']'}"
-    if isinstance(value, numbers.Integral):
-        check_real(name, value)  # an int beyond a float (2**1100): one ValueError naming it, not OverflowError
+    if isinstance(value, numbers.Integral) and abs(int(value)).bit_length() > 1000:  # float() would overflow
+        raise ValueError(f"{name} must be a finite number in {interval}, got a {int(value).bit_length()}-bit int")
     number = float(value)
     too_low = number <= low if open_low else number < low
     too_high = number >= high if open_high else number > high
@@ -111,8 +111,8 @@ def check_state_dict(state_dict: object, optimizer: torch.optim.Optimizer) -> No
     for i, group in enumerate(groups):
         try:
             _check_group(dict(group))
-            if "eps_inside_sqrt" in group:
-                check_bool("eps_inside_sqrt", group["eps_inside_sqrt"])
+            if "eps_inside_sqrt" in group and not is_bool(group["eps_inside_sqrt"]):
+                raise TypeError(f"eps_inside_sqrt must be True or False, got {group['eps_inside_sqrt']!r}")
         except (TypeError, ValueError) as err:
             raise type(err)(f"optimizer state: param_groups[{i}].{err}") from None
     for key, per_param in state_dict["state"].items():
@@ -121,7 +121,8 @@ def check_state_dict(state_dict: object, optimizer: torch.optim.Optimizer) -> No
         step = per_param.get("step", 0)
         if isinstance(step, torch.Tensor) and step.numel() == 1:  # torch.optim keeps its step in a tensor
             step = step.item()
-        check_count(f"optimizer state: state[{key!r}].step", step, minimum=0, max_bits=63)
+        if not (is_int(step) or (isinstance(step, float) and step.is_integer())) or not 0 <= step < 2**63:
+            raise ValueError(f"optimizer state: state[{key!r}].step must be a whole number >= 0, got {step!r}")
 
 
 class TeachingOptimizer(torch.optim.Optimizer):
@@ -138,7 +139,7 @@ class TeachingOptimizer(torch.optim.Optimizer):
         super().load_state_dict(state_dict)
 
     @torch.no_grad()
-    def step(self, closure: Callable[[], float] | None = None) -> float | None:  # type: ignore[override]
+    def step(self, closure: Callable[[], Any] | None = None) -> Any:
         """Update every parameter that has a gradient; returns ``closure()``'s loss if one is given."""
         loss = None
         if closure is not None:
@@ -205,9 +206,9 @@ class AdaGrad(TeachingOptimizer):
         eps: float = 1e-5,
         weight_decay: float = 0.0,
         *,
-        eps_inside_sqrt: bool = True,
+        eps_inside_sqrt: Flag = True,
     ) -> None:
-        eps_inside_sqrt = check_bool("eps_inside_sqrt", eps_inside_sqrt)  # np.True_ too; never "no"
+        eps_inside_sqrt = bool(eps_inside_sqrt)  # np.True_ stored as a Python bool: a checkpoint loads it back
         defaults = {"lr": lr, "eps": eps, "weight_decay": weight_decay, "eps_inside_sqrt": eps_inside_sqrt}
         super().__init__(params, defaults)
 

@@ -16,7 +16,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from .checks import check_path
+from .checks import FilePath
 
 RESULTS_ENV = "CS336_LEC2_RESULTS"
 CHAPTER_ENV = "CS336_LEC2_CHAPTER"
@@ -56,14 +56,14 @@ def publish(kind: str, **fields: Any) -> dict[str, Any]:
     return record
 
 
-def read_published(path: str | os.PathLike[str], warn: Callable[[str], None] | None = None) -> list[dict[str, Any]]:
+def read_published(path: FilePath, warn: Callable[[str], None] | None = None) -> list[dict[str, Any]]:
     """Every record in a JSON-lines file written by :func:`publish` (empty if the file is absent).
 
     A line that is not a JSON object (torn by a crash or a full disk mid-write) is skipped, with one
     message to ``warn`` (default: a :class:`UserWarning`) naming the file and the line: one bad line
     never costs the other measurements.
     """
-    path = check_path("path", path)
+    path = Path(path)
     if not path.exists():
         return []
     records = []

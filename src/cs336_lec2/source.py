@@ -1,10 +1,12 @@
 """Show the package's own code inside a chapter, so the book teaches it without keeping a copy.
 
-A chapter shows the idea of a function, not its error handling: :func:`show_source` leaves out the
-argument checks (``check_int(...)``, ``_check_pair(...)``, ``if <bad>: raise ...`` guards) and the
-long error messages, and says so in one comment line that names the file and line of the full
-source. Every other line is the function's own source, verbatim and in order: the listing is still
-the code that runs. ``show_source(fn, full=True)`` shows everything.
+A chapter shows the idea of a function, not its error handling. Argument types are checked by
+beartype where a call enters (:mod:`cs336_lec2.checks`), so a formula's body holds no checks and its
+listing is the function as it is; :func:`show_source` leaves out only the value rules that remain
+(``if <bad>: raise ...`` guards) and long error messages, and says so in one comment line that names
+the file of the full source (no line number: it would change every listing below an edit). Every
+other line is the function's own source, verbatim and in order. ``show_source(fn, full=True)``
+shows everything.
 """
 
 from __future__ import annotations
@@ -22,9 +24,9 @@ from importlib import resources
 from pathlib import PurePath
 from typing import Any, NamedTuple
 
-from .checks import check_bool
+from .checks import Flag
 
-ELIDED = "# … argument checks elided"
+ELIDED = "# … checks elided"
 
 
 def source_of(obj: Any) -> str:
@@ -47,29 +49,14 @@ def _file_of(obj: Any) -> str:
 
 
 def _call_name(node: ast.AST) -> str:
-    if isinstance(node, ast.Call):
-        func = node.func
-        if isinstance(func, ast.Name):
-            return func.id
-        if isinstance(func, ast.Attribute):
-            return func.attr
-    return ""
-
-
-def _is_check_call(stmt: ast.stmt) -> bool:
-    """``check_x(...)``, ``_check_x(...)`` as a statement or as the value of an assignment."""
-    if isinstance(stmt, (ast.Expr, ast.Assign, ast.AnnAssign)) and stmt.value is not None:
-        values = stmt.value.elts if isinstance(stmt.value, ast.Tuple) else [stmt.value]
-        return all(_call_name(v).startswith(("check_", "_check")) for v in values)
-    return False
+    func = node.func if isinstance(node, ast.Call) else None
+    return func.id if isinstance(func, ast.Name) else func.attr if isinstance(func, ast.Attribute) else ""
 
 
 def _is_guard(stmt: ast.stmt) -> bool:
-    """A statement that does nothing but refuse: a check call, a raise, an if/for made of those."""
+    """A statement that does nothing but refuse: a raise, an if/for made of those."""
     if isinstance(stmt, ast.Raise):
         return stmt.exc is not None  # a bare ``raise`` re-raises: that is the logic, not a check
-    if _is_check_call(stmt):
-        return True
     if isinstance(stmt, (ast.If, ast.For)):
         blocks = [stmt.body, stmt.orelse] if isinstance(stmt, ast.If) else [stmt.body]
         return not (isinstance(stmt, ast.For) and stmt.orelse) and all(
@@ -123,16 +110,6 @@ def _blocks(node: ast.AST) -> list[list[ast.stmt]]:
     return out
 
 
-def _bound_names(stmt: ast.stmt) -> list[str]:
-    """``secs`` for ``secs = check_positive_real("seconds", seconds)``: a checked copy, new name."""
-    if not (_is_check_call(stmt) and isinstance(stmt, ast.Assign)):
-        return []
-    values = stmt.value.elts if isinstance(stmt.value, ast.Tuple) else [stmt.value]
-    given = {a.id for v in values for a in getattr(v, "args", []) if isinstance(a, ast.Name)}
-    targets = [p for t in stmt.targets for p in (t.elts if isinstance(t, ast.Tuple) else [t])]
-    return [name for name in (ast.unparse(t) for t in targets) if name not in given]
-
-
 class _Elider:
     """Collects which source lines a listing drops and which comment replaces them."""
 
@@ -161,17 +138,12 @@ class _Elider:
         if body and all(id(s) in marked for s in body):
             if in_class:  # a method that only checks (``__post_init__``) goes as a whole
                 top = min([fn.lineno, *(d.lineno for d in fn.decorator_list)])
-                self._replace(top, fn.end_lineno or fn.lineno, f"# … {fn.name}() elided: argument checks only "
+                self._replace(top, fn.end_lineno or fn.lineno, f"# … {fn.name}() elided: checks only "
                               f"({where})")
             return  # a function that only checks is shown as it is
         runs = self._runs(body, marked)
         for n, run in enumerate(runs):
-            bound = [name for stmt in run for name in _bound_names(stmt)]
             text = f"{ELIDED} ({where})" if n == 0 else "# … more checks elided"
-            if bound:
-                also = f"; they set {', '.join(bound)}"
-                fits = len(text) + len(also) + fn.col_offset + 4 <= 88
-                text += also if fits else f"\n#   (they set {', '.join(bound)})"
             self._replace(run[0].lineno, run[-1].end_lineno or run[-1].lineno, text)
         self._nested(body, marked)
 
@@ -183,7 +155,7 @@ class _Elider:
             changed = False
             for stmt in body:
                 made = _assigned(stmt)
-                if id(stmt) in marked or not made or _bound_names(stmt):
+                if id(stmt) in marked or not made:
                     continue
                 read_by_kept = _loads(fn, marked | {id(stmt)})
                 read_by_marked = set().union(*(_loads(s, set()) for s in body if id(s) in marked))
@@ -272,8 +244,6 @@ def elide_checks(code: str, file: str = "?") -> str:
     number: it would change every listing below an edit). Lines that stay are the source's own
     lines, in order.
     """
-    if not isinstance(code, str):
-        raise TypeError(f"code must be source text (a str), got {type(code).__name__}")
     lines = code.splitlines()
     try:
         tree = ast.parse(code)
@@ -302,13 +272,11 @@ def elide_checks(code: str, file: str = "?") -> str:
 # (tests/test_source_zh.py).
 ZH_FILE = "source_zh.json"
 _NOTES_ZH = (  # the comments elide_checks writes, in Chinese
-    (re.compile(r"… argument checks elided \(full source: (\S+)\)"),
-     r"… 省略了参数检查（完整源码：\1）"),
-    (re.compile(r"… (\w+)\(\) elided: argument checks only \(full source: (\S+)\)"),
-     r"… 省略了 \1()：其中只有参数检查（完整源码：\2）"),
+    (re.compile(r"… checks elided \(full source: (\S+)\)"),
+     r"… 省略了检查（完整源码：\1）"),
+    (re.compile(r"… (\w+)\(\) elided: checks only \(full source: (\S+)\)"),
+     r"… 省略了 \1()：其中只有检查（完整源码：\2）"),
     (re.compile(r"… more checks elided"), "… 省略了更多检查"),
-    (re.compile(r"; they set (.+)$"), r"；这些检查还设置了 \1"),
-    (re.compile(r"^(\s*)\(they set (.+)\)$"), r"\1（这些检查还设置了 \2）"),
     (re.compile(r"… raises (\w+) \(error message elided\)"), r"… 抛出 \1（省略了错误信息）"),
     (re.compile(r"… checks \(error message elided\)"), "… 检查（省略了错误信息）"),
 )
@@ -373,7 +341,7 @@ def _words(code: str) -> list[_Words]:
 
 def _is_note(text: str) -> bool:
     """A comment :func:`elide_checks` adds, or one for a tool (``type: ignore``)."""
-    return text.startswith(("…", "(they set")) or bool(PRAGMA.match(text))
+    return text.startswith("…") or bool(PRAGMA.match(text))
 
 
 def english_texts(code: str) -> list[str]:
@@ -439,7 +407,7 @@ def translate_listing(code: str, key: str) -> str:
     return "\n".join(lines) + "\n"
 
 
-def show_source(obj: Any, *, full: bool = False) -> Any:
+def show_source(obj: Any, *, full: Flag = False) -> Any:
     """Display ``obj``'s source: highlighted Markdown in Jupyter, plain text elsewhere.
 
     By default the listing is :func:`elide_checks`'s: the idea, with the argument checks replaced by
@@ -452,7 +420,6 @@ def show_source(obj: Any, *, full: bool = False) -> Any:
     """
     from . import bilingual
 
-    full = check_bool("full", full)
     code = listing(obj, full)
     codes = {"en": code, "zh": translate_listing(code, listing_key(obj, full))}
     reads = bilingual.language()

@@ -9,12 +9,13 @@ the estimate and the floor of what must coexist at the end of the forward pass.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Literal, get_args
 
 import torch
 import torch.nn.functional as F
 from torch import nn
 
-from .checks import check_choice, check_int
+from .checks import Count
 from .memory import (
     MemoryBreakdown,
     SavedTensorsRecorder,
@@ -27,10 +28,11 @@ from .memory import (
 from .models import Cruncher
 from .optim import AdamW
 
-RECIPES = ("fp32", "mixed_bf16")
+Recipe = Literal["fp32", "mixed_bf16"]
+RECIPES: tuple[Recipe, ...] = get_args(Recipe)
 
 
-def state_after_adamw_step(recipe: str, dim: int = 64, num_layers: int = 2, seed: int = 0) -> dict[str, int]:
+def state_after_adamw_step(recipe: Recipe, dim: int = 64, num_layers: int = 2, seed: Count = 0) -> dict[str, int]:
     """Bytes of the training state held after one AdamW step of ``Cruncher(dim, num_layers)``, read off the tensors.
 
     ``"fp32"`` is the lecture's recipe. ``"mixed_bf16"`` runs the forward and backward passes on a bf16
@@ -39,8 +41,7 @@ def state_after_adamw_step(recipe: str, dim: int = 64, num_layers: int = 2, seed
     ``{"params", "grads", "optimizer_state"}`` in bytes (the master copy counted as optimizer state,
     as :func:`training_memory` and the ZeRO paper count it).
     """
-    recipe = check_choice("recipe", recipe, RECIPES)
-    gen = torch.Generator().manual_seed(check_int("seed", seed, minimum=0))
+    gen = torch.Generator().manual_seed(int(seed))
     xs, ys = torch.randn(8, dim, generator=gen), torch.randn(8, generator=gen)
     torch.manual_seed(seed)
     if recipe == "fp32":

@@ -18,27 +18,26 @@ from __future__ import annotations
 
 import operator
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import Annotated, Any
 
 import torch
+from beartype.vale import Is
 from torch.utils._python_dispatch import TorchDispatchMode
 
-from .checks import is_bool
+from .checks import Count, Counts, is_bool, rule
 
 # The CUDA caching allocator hands out blocks in multiples of this many bytes (kMinBlockSize in
 # c10/cuda/CUDACachingAllocator.cpp), so torch.cuda.memory_allocated() counts a 4-byte tensor as 512.
 CUDA_BLOCK_BYTES = 512
 
 
-def _check_strided(x: object, name: str = "x") -> torch.Tensor:
-    """Return ``x`` if it is a strided tensor, else raise naming ``name`` and what was expected."""
-    if not isinstance(x, torch.Tensor):
-        raise TypeError(f"{name} must be a torch.Tensor, got {type(x).__name__}")
-    if x.layout != torch.strided:
-        raise ValueError(f"{name} must be a strided (dense) tensor, got layout {x.layout}")
-    if x.is_quantized:  # sub-byte quantized dtypes (quint4x2) pack several elements per byte
-        raise ValueError(f"{name} must not be a quantized tensor (dtype {x.dtype} is not supported)")
-    return x
+@rule("a strided (dense), non-quantized torch.Tensor")
+def _strided(x: torch.Tensor) -> bool:
+    # quantized sub-byte dtypes (quint4x2) pack several elements per byte: no count here holds for them
+    return bool(x.layout == torch.strided and not x.is_quantized)
+
+
+Strided = Annotated[torch.Tensor, Is[_strided]]
 
 
 def _as_int(value: object, name: str) -> int:
@@ -51,18 +50,7 @@ def _as_int(value: object, name: str) -> int:
         raise TypeError(f"{name} must be an int, got {type(value).__name__} {value!r}") from None
 
 
-def _check_shape(shape: object, name: str = "shape") -> tuple[int, ...]:
-    """``shape`` as a tuple of non-negative ints (a ``torch.Size``, tuple or list)."""
-    if not isinstance(shape, (tuple, list)):
-        raise TypeError(f"{name} must be a tuple of non-negative ints, got {type(shape).__name__}")
-    sizes = tuple(_as_int(size, f"{name}[{i}]") for i, size in enumerate(shape))
-    for i, size in enumerate(sizes):
-        if size < 0:
-            raise ValueError(f"{name}[{i}] must be a non-negative int, got {size!r}")
-    return sizes
-
-
-def memory_bytes(x: torch.Tensor) -> int:
+def memory_bytes(x: Strided) -> int:
     """Bytes the tensor's elements take: ``x.numel() * x.element_size()``.
 
     This is the size of the elements themselves, not of the storage behind them
@@ -70,37 +58,34 @@ def memory_bytes(x: torch.Tensor) -> int:
     the big storage, and an ``expand``-ed tensor reports more bytes than its storage holds, since
     its stride-0 dimensions show the same memory again and again.
     """
-    x = _check_strided(x)
     return x.numel() * x.element_size()
 
 
-def storage_bytes(x: torch.Tensor) -> int:
+def storage_bytes(x: Strided) -> int:
     """Bytes of the whole storage behind ``x``, which every view of it shares."""
-    return _check_strided(x).untyped_storage().nbytes()
+    return x.untyped_storage().nbytes()
 
 
-def same_storage(a: torch.Tensor, b: torch.Tensor) -> bool:
+def same_storage(a: Strided, b: Strided) -> bool:
     """Whether ``a`` and ``b`` are backed by the same storage (one is a view of the other, or both
     are views of a third tensor), judged by the storage's data pointer and device.
 
     A storage of zero bytes holds no memory to share, so two tensors with empty storages (and
     ``"meta"`` tensors, which have no memory at all) are never reported as sharing.
     """
-    a = _check_strided(a, "a")
-    b = _check_strided(b, "b")
     sa, sb = a.untyped_storage(), b.untyped_storage()
     if sa.nbytes() == 0 or sb.nbytes() == 0 or a.device.type == "meta" or b.device.type == "meta":
         return False
     return a.device == b.device and sa.data_ptr() == sb.data_ptr()
 
 
-def contiguous_strides(shape: Sequence[int]) -> tuple[int, ...]:
+def contiguous_strides(shape: Counts) -> tuple[int, ...]:
     """The strides (in elements) of a contiguous, row-major tensor of ``shape``.
 
     The last dimension has stride 1 and each earlier one steps over all the elements of the
     dimensions after it; sizes of 0 count as 1, exactly as ``torch.empty(shape).stride()``.
     """
-    shape = _check_shape(shape)
+    shape = tuple(int(size) for size in shape)
     strides = []
     step = 1
     for size in reversed(shape):
@@ -109,7 +94,7 @@ def contiguous_strides(shape: Sequence[int]) -> tuple[int, ...]:
     return tuple(reversed(strides))
 
 
-def element_offset(x: torch.Tensor, index: Sequence[int]) -> int:
+def element_offset(x: Strided, index: Sequence[Any]) -> int:  # each entry checked below, by position
     """The storage position (in elements of ``x.dtype``) of ``x[index]``.
 
     ``index`` has one int per dimension (``()`` for a 0-dim tensor); negative entries count from
@@ -117,7 +102,6 @@ def element_offset(x: torch.Tensor, index: Sequence[int]) -> int:
     Raises ``TypeError`` for a non-int entry, ``ValueError`` for the wrong number of entries and
     ``IndexError`` (as ``x[index]`` would) for an entry out of range.
     """
-    x = _check_strided(x)
     if not isinstance(index, (tuple, list)):
         raise TypeError(f"index must be a tuple of ints, one per dimension, got {type(index).__name__}")
     if len(index) != x.dim():
@@ -133,13 +117,12 @@ def element_offset(x: torch.Tensor, index: Sequence[int]) -> int:
     return offset
 
 
-def element_offsets(x: torch.Tensor) -> torch.Tensor:
+def element_offsets(x: Strided) -> torch.Tensor:
     """An int64 CPU tensor of ``x.shape`` whose entry at each index is :func:`element_offset` of it.
 
     Reading the storage at these positions gives back ``x``: ``storage_view(x)[element_offsets(x)]``
     equals ``x`` element for element.
     """
-    x = _check_strided(x)
     offsets = torch.full(x.shape, x.storage_offset(), dtype=torch.int64)
     for dim, (size, stride) in enumerate(zip(x.shape, x.stride(), strict=True)):
         along = torch.arange(size, dtype=torch.int64) * stride
@@ -147,20 +130,18 @@ def element_offsets(x: torch.Tensor) -> torch.Tensor:
     return offsets
 
 
-def storage_view(x: torch.Tensor) -> torch.Tensor:
+def storage_view(x: Strided) -> torch.Tensor:
     """The whole storage behind ``x`` as a 1-D tensor of ``x.dtype`` (a view: it shares memory with x).
 
     Its element ``element_offset(x, index)`` is ``x[index]``; it also shows the storage elements
     that ``x`` skips (those of other views, or the columns a slice leaves out).
     """
-    x = _check_strided(x)
     length = storage_bytes(x) // x.element_size()
     return x.detach().as_strided((length,), (1,), 0)
 
 
-def describe_layout(x: torch.Tensor) -> str:
+def describe_layout(x: Strided) -> str:
     """One line with the layout of ``x``: shape, stride, storage offset, contiguity and dtype."""
-    x = _check_strided(x)
     dtype = str(x.dtype).removeprefix("torch.")
     return (
         f"shape={tuple(x.shape)}, stride={x.stride()}, offset={x.storage_offset()}, "
@@ -168,7 +149,7 @@ def describe_layout(x: torch.Tensor) -> str:
     )
 
 
-def cuda_block_bytes(nbytes: int) -> int:
+def cuda_block_bytes(nbytes: Count) -> int:
     """Bytes ``torch.cuda.memory_allocated()`` charges for one tensor of ``nbytes`` bytes.
 
     The CUDA caching allocator rounds each request up to a multiple of :data:`CUDA_BLOCK_BYTES`
@@ -176,10 +157,7 @@ def cuda_block_bytes(nbytes: int) -> int:
     the allocator may hand out a whole cached block that it does not split: up to 1 MiB more
     (kSmallSize in c10/cuda/CUDACachingAllocator.cpp: blocks of the large pool are split only when over 1 MiB remains).
     """
-    nbytes = _as_int(nbytes, "nbytes")
-    if nbytes < 0:
-        raise ValueError(f"nbytes must be a non-negative int, got {nbytes!r}")
-    return -(-nbytes // CUDA_BLOCK_BYTES) * CUDA_BLOCK_BYTES
+    return -(-int(nbytes) // CUDA_BLOCK_BYTES) * CUDA_BLOCK_BYTES
 
 
 class _NewTensors(TorchDispatchMode):
@@ -204,7 +182,7 @@ class _NewTensors(TorchDispatchMode):
         return out
 
 
-def new_tensors(fn: Callable[..., Any], *inputs: torch.Tensor) -> list[int]:
+def new_tensors(fn: Callable[..., Any], *inputs: Strided) -> list[int]:
     """Run ``fn(*inputs)`` and list the element counts of the tensors its aten ops create, in order.
 
     A tensor that shares the storage of an input or of a tensor created before it (a view, an ``expand``,
@@ -214,7 +192,7 @@ def new_tensors(fn: Callable[..., Any], *inputs: torch.Tensor) -> list[int]:
     """
     if not callable(fn):
         raise TypeError(f"fn must be callable, got {type(fn).__name__}")
-    tensors = [_check_strided(t, "input") for t in inputs]
+    tensors = list(inputs)
     with _NewTensors(tensors) as watch:
         fn(*tensors)
     return watch.created

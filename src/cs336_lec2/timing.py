@@ -16,17 +16,22 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from functools import partial
-from typing import Any
+from typing import Annotated, Any
 
 import torch
+from beartype.vale import Is
 
-from .checks import check_int, check_positive_real, is_bool
+from .checks import PositiveCount, between, check_int, check_positive_real, is_bool
 from .device import device_arg
 from .flops import matmul_flops
 
 MAX_SECONDS = 1e6  # one repeat of 11.6 days: a broken clock, never a timing
 MAX_REPEATS = 10**6  # more warm-up calls or repeats than this is a typo, not a measurement
 MAX_COPY_BYTES = 2**40  # a 1 TiB buffer: more than any device here holds
+Warmup = Annotated[int, Is[between(0, MAX_REPEATS)]]  # 2**1100 warm-up calls never return
+Repeats = Annotated[int, Is[between(1, MAX_REPEATS)]]
+CopyBytes = Annotated[int, Is[between(4, MAX_COPY_BYTES)]]  # 2**62 was a MemoryError
+MAX_MATMUL_N = 2**16  # an n x n fp32 matrix of 16 GiB; 2**40 overflowed torch's storage size
 
 
 @dataclass(frozen=True)
@@ -71,8 +76,8 @@ class Timing:
 def benchmark(
     fn: Callable[[], Any],
     *,
-    warmup: int = 3,
-    repeats: int = 10,
+    warmup: Warmup = 3,
+    repeats: Repeats = 10,
     device: str | torch.device | None = None,
 ) -> Timing:
     """Time ``fn()`` ``repeats`` times after ``warmup`` untimed calls; returns a :class:`Timing` in seconds.
@@ -80,10 +85,6 @@ def benchmark(
     ``device`` (None: the "auto" device) selects the clock: on CUDA, events recorded on the current
     stream around each call, read after ``torch.cuda.synchronize()``; elsewhere ``time.perf_counter``.
     """
-    if not callable(fn):
-        raise TypeError(f"fn must be callable (a function taking no arguments), got {type(fn).__name__}")
-    warmup = check_int("warmup", warmup, minimum=0, maximum=MAX_REPEATS)  # 2**1100 never returned
-    repeats = check_int("repeats", repeats, minimum=1, maximum=MAX_REPEATS)
     dev = device_arg("device", device)
     for _ in range(warmup):
         fn()
@@ -109,10 +110,10 @@ def benchmark(
 
 def copy_bandwidth(
     device: str | torch.device | None = None,
-    nbytes: int | None = None,
+    nbytes: CopyBytes | None = None,
     *,
-    warmup: int = 2,
-    repeats: int = 10,
+    warmup: Warmup = 2,
+    repeats: Repeats = 10,
 ) -> float:
     """Measured memory bandwidth in bytes/s: a device-to-device copy, counting bytes read + written.
 
@@ -124,7 +125,6 @@ def copy_bandwidth(
     dev = device_arg("device", device)
     if nbytes is None:
         nbytes = 2**28 if dev.type == "cuda" else 2**26
-    nbytes = check_int("nbytes", nbytes, minimum=1, maximum=MAX_COPY_BYTES)  # 2**62 was a MemoryError
     src = torch.ones(nbytes, dtype=torch.uint8, device=dev)
     dst = torch.empty_like(src)
     timing = benchmark(lambda: dst.copy_(src), warmup=warmup, repeats=repeats, device=dev)
@@ -135,10 +135,10 @@ def copy_bandwidth(
 
 def read_bandwidth(
     device: str | torch.device | None = None,
-    nbytes: int | None = None,
+    nbytes: CopyBytes | None = None,
     *,
-    warmup: int = 2,
-    repeats: int = 10,
+    warmup: Warmup = 2,
+    repeats: Repeats = 10,
 ) -> float:
     """Measured READ bandwidth in bytes/s: the fastest warm ``sum`` over an ``nbytes`` fp32 buffer.
 
@@ -150,7 +150,6 @@ def read_bandwidth(
     dev = device_arg("device", device)
     if nbytes is None:
         nbytes = 2**28 if dev.type == "cuda" else 2**26
-    nbytes = check_int("nbytes", nbytes, minimum=4, maximum=MAX_COPY_BYTES)
     buf = torch.ones(nbytes // 4, device=dev)
     timing = benchmark(buf.sum, warmup=warmup, repeats=repeats, device=dev)
     if timing.min <= 0:
@@ -159,13 +158,13 @@ def read_bandwidth(
 
 
 def matmul_flops_per_sec(
-    n: int | None = None,
+    n: Annotated[int, Is[between(1, MAX_MATMUL_N)]] | None = None,
     dtype: torch.dtype = torch.float32,
     device: str | torch.device | None = None,
     *,
-    threads: int | None = None,
-    warmup: int = 2,
-    repeats: int = 5,
+    threads: PositiveCount | None = None,
+    warmup: Warmup = 2,
+    repeats: Repeats = 5,
 ) -> float:
     """Measured compute roof in FLOP/s: an ``n x n @ n x n`` matmul (``2 n^3`` FLOPs), FASTEST repeat.
 
@@ -176,12 +175,12 @@ def matmul_flops_per_sec(
     from a private generator, so the global random number generators are not touched.
     """
     dev = device_arg("device", device)
-    n = check_int("n", 4096 if dev.type == "cuda" and n is None else 1024 if n is None else n, minimum=1)
-    if not isinstance(dtype, torch.dtype) or not dtype.is_floating_point:
+    n = int(4096 if dev.type == "cuda" and n is None else 1024 if n is None else n)
+    if not dtype.is_floating_point:
         raise TypeError(f"dtype must be a floating-point torch.dtype such as torch.float32, got {dtype!r}")
     before = torch.get_num_threads()
     if threads is not None:
-        torch.set_num_threads(check_int("threads", threads, minimum=1))
+        torch.set_num_threads(int(threads))
     try:
         gen = torch.Generator().manual_seed(0)  # private, on the CPU: the same inputs on every device
         a, b = (torch.randn(n, n, generator=gen).to(device=dev, dtype=dtype) for _ in range(2))
@@ -203,7 +202,7 @@ class HostCopy:
     issue_s: float  # how long one pinned non_blocking copy kept the CPU before returning
 
 
-def host_to_device_copy(nbytes: int, device: str | torch.device) -> HostCopy:
+def host_to_device_copy(nbytes: CopyBytes, device: str | torch.device) -> HostCopy:
     """Time copying ``nbytes`` of float32 to the CUDA ``device``: pageable ``.to(dev)`` against pinned
     ``.to(dev, non_blocking=True)``, and how soon the pinned copy hands the CPU back.
 
@@ -213,7 +212,6 @@ def host_to_device_copy(nbytes: int, device: str | torch.device) -> HostCopy:
     dev = device_arg("device", device)
     if dev.type != "cuda":
         raise ValueError(f"host_to_device_copy times copies to a CUDA device, got {dev}")
-    nbytes = check_int("nbytes", nbytes, minimum=4)
     pageable = torch.randn(nbytes // 4)  # float32, ordinary host memory
     pinned = pageable.pin_memory()
     t_pageable = benchmark(lambda: pageable.to(dev), device=dev).median

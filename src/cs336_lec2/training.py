@@ -16,23 +16,23 @@ code the file names, so loading an untrusted checkpoint that way is running untr
 from __future__ import annotations
 
 import copy
-import os
 import pickle
 import random
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any
 
 import numpy as np
 import torch
 import torch.nn.functional as F
+from beartype.vale import Is
 from torch import nn
 from tqdm import tqdm  # plain tqdm: tqdm.auto warns on stderr in Jupyter without ipywidgets
 
 from .bilingual import tr
-from .checks import check_bool, check_int, check_path, check_positive_real, is_bool
-from .device import check_device, device_arg
+from .checks import Count, FilePath, Flag, PositiveCount, PositiveReal, between, is_bool
+from .device import as_device, device_arg
 from .models import Cruncher
 from .optim import check_state_dict, make_optimizer
 from .rng import check_rng_states, restore_rng_states, rng_states
@@ -40,14 +40,16 @@ from .safety import write_atomic
 
 MAX_SEED = 2**32 - 1  # numpy's legacy seeding accepts 0 <= seed < 2**32; we use the same range everywhere
 FORMAT = "cs336_lec2.checkpoint/1"
+Seed = Annotated[int, Is[between(0, MAX_SEED)]]
+Side = Annotated[int, Is[between(1, 2**31 - 1)]]  # one side of a batch this package draws
 
 
-def set_seed(seed: int) -> None:
+def set_seed(seed: Seed) -> None:
     """Seed Python's ``random``, numpy's global generator, torch's CPU generator and every CUDA device.
 
     ``seed`` must be an int in ``[0, 2**32 - 1]`` (numpy's range). Returns nothing.
     """
-    seed = check_int("seed", seed, minimum=0, maximum=MAX_SEED)
+    seed = int(seed)
     random.seed(seed)
     np.random.seed(seed)
     torch.manual_seed(seed)  # also seeds every CUDA device (lazily, when CUDA initialises)
@@ -55,15 +57,15 @@ def set_seed(seed: int) -> None:
         torch.cuda.manual_seed_all(seed)
 
 
-def _check_plain(name: str, value: object) -> None:
+def _refuse_unloadable(name: str, value: object) -> None:
     """Raise unless ``value`` is made of tensors and plain Python values (what ``weights_only`` loads)."""
     if isinstance(value, dict):
         for key, item in value.items():
-            _check_plain(f"{name}[{key!r}]", key)
-            _check_plain(f"{name}[{key!r}]", item)
+            _refuse_unloadable(f"{name}[{key!r}]", key)
+            _refuse_unloadable(f"{name}[{key!r}]", item)
     elif isinstance(value, (list, tuple)):
         for i, item in enumerate(value):
-            _check_plain(f"{name}[{i}]", item)
+            _refuse_unloadable(f"{name}[{i}]", item)
     elif isinstance(value, np.generic):  # np.float64 passes as a float, but weights_only loads refuse it
         raise TypeError(f"{name} is a numpy {type(value).__name__}: weights-only loading refuses numpy objects; "
                         f"pass {value!r}.item() (a plain Python number) instead")
@@ -76,19 +78,12 @@ class CheckpointError(ValueError):
     """A file that cannot be loaded as a checkpoint (truncated, empty, foreign or tampered), named in the message."""
 
 
-def _check_pair(model: object, optimizer: object) -> None:
-    if not isinstance(model, nn.Module):
-        raise TypeError(f"model must be a torch.nn.Module, got {type(model).__name__}")
-    if not isinstance(optimizer, torch.optim.Optimizer):
-        raise TypeError(f"optimizer must be a torch.optim.Optimizer, got {type(optimizer).__name__}")
-
-
 def save_checkpoint(
-    path: str | os.PathLike[str],
+    path: FilePath,
     model: nn.Module,
     optimizer: torch.optim.Optimizer,
     *,
-    step: int,
+    step: Count,
     generator: torch.Generator | None = None,
     **extra: Any,
 ) -> int:
@@ -98,10 +93,8 @@ def save_checkpoint(
     then replace ``path`` with :func:`os.replace`; a crash mid-save leaves the previous checkpoint
     intact. ``extra`` values must be tensors or plain Python values. Returns the file's size in bytes.
     """
-    _check_pair(model, optimizer)
-    step = check_int("step", step, minimum=0)
-    _check_plain("extra", extra)
-    path = check_path("path", path)
+    _refuse_unloadable("extra", extra)
+    step, path = int(step), Path(path)
     if path.is_dir():  # also "" (the current folder): os.replace would fail with a raw IsADirectoryError
         raise ValueError(f"path must name a checkpoint file, got {str(path)!r}, which is a folder")
     if not path.parent.is_dir():
@@ -132,13 +125,13 @@ def _check_shapes(saved: dict[str, torch.Tensor], model: nn.Module) -> None:
         raise ValueError("checkpoint was saved from a different model shape: " + "; ".join(problems))
 
 
-def read_checkpoint(path: str | os.PathLike[str]) -> dict[str, Any]:
+def read_checkpoint(path: FilePath) -> dict[str, Any]:
     """The checkpoint dict at ``path`` (tensors on the CPU), read with ``torch.load(weights_only=True)``.
 
     ``weights_only=True`` unpickles only tensors and plain containers: a file that names any other
     object (whose unpickling could run code) raises ``pickle.UnpicklingError`` instead.
     """
-    path = check_path("path", path)
+    path = Path(path)
     if not path.is_file():
         raise FileNotFoundError(f"path: there is no checkpoint named {path.name!r}")
     unreadable = f"{path.name} cannot be read as a torch.save file: truncated or not a checkpoint"
@@ -156,13 +149,8 @@ def read_checkpoint(path: str | os.PathLike[str]) -> dict[str, Any]:
     return ckpt
 
 
-def _check_optimizer(saved: object, optimizer: torch.optim.Optimizer) -> None:
-    """Raise unless ``optimizer`` takes the saved state: same groups, hyper-parameters in range, whole steps."""
-    check_state_dict(saved, optimizer)  # ValueError/TypeError naming the field; load_checkpoint names the file
-
-
 def load_checkpoint(
-    path: str | os.PathLike[str],
+    path: FilePath,
     model: nn.Module,
     optimizer: torch.optim.Optimizer,
     *,
@@ -175,12 +163,11 @@ def load_checkpoint(
     shapes, the optimizer's type and groups, every part and RNG state present) runs before anything is
     changed, and a failure while restoring puts the earlier states back.
     """
-    _check_pair(model, optimizer)
     ckpt = read_checkpoint(path)
     _check_complete(ckpt, Path(path).name, generator)
     _check_shapes(ckpt["model"], model)
     try:
-        _check_optimizer(ckpt["optimizer"], optimizer)  # before the model is touched
+        check_state_dict(ckpt["optimizer"], optimizer)  # before the model is touched; errors name the field
     except (TypeError, ValueError) as err:
         raise CheckpointError(f"{Path(path).name}: {err}; nothing was restored") from None
     before = ({k: v.clone() for k, v in model.state_dict().items()}, copy.deepcopy(optimizer.state_dict()),
@@ -217,20 +204,17 @@ def _check_complete(ckpt: dict[str, Any], name: str, generator: torch.Generator 
 
 
 def regression_batch(
-    batch_size: int, dim: int, *, generator: torch.Generator, device: str | torch.device = "cpu"
+    batch_size: Side, dim: Side, *, generator: torch.Generator, device: str | torch.device = "cpu"
 ) -> tuple[torch.Tensor, torch.Tensor]:
     """The lecture's data: ``x ~ N(0, 1)`` of shape ``(batch_size, dim)`` and ``y = x @ arange(dim)``.
 
     ``x`` is drawn on the CPU from ``generator`` and then moved, so a seed gives the same data on any
     device.
     """
-    batch_size = check_int("batch_size", batch_size, minimum=1, max_bits=31)
-    dim = check_int("dim", dim, minimum=1, max_bits=31)
+    batch_size, dim = int(batch_size), int(dim)
     if batch_size * dim > 2**34:
         raise ValueError(f"batch_size x dim = {batch_size * dim:.3g} values: more than this package builds")
-    device = check_device("device", device)
-    if not isinstance(generator, torch.Generator):
-        raise TypeError(f"generator must be a torch.Generator, got {type(generator).__name__} {generator!r}")
+    device = as_device("device", device)
     x = torch.randn(batch_size, dim, generator=generator).to(device)
     true_w = torch.arange(dim, dtype=torch.float32, device=x.device)
     return x, x @ true_w
@@ -258,19 +242,19 @@ class TrainResult:
 
 def train(
     *,
-    dim: int,
+    dim: int,  # Cruncher checks dim and num_layers
     num_layers: int,
-    batch_size: int,
-    num_steps: int,
-    lr: float,
+    batch_size: PositiveCount,
+    num_steps: Annotated[int, Is[between(0, 10**9)]],  # a typo of 2**1100 never ends
+    lr: PositiveReal,
     optimizer: str = "sgd",
-    seed: int = 0,
+    seed: Seed = 0,
     device: str | torch.device = "cpu",
-    checkpoint_path: str | os.PathLike[str] | None = None,
-    checkpoint_every: int | None = None,
-    resume_from: str | os.PathLike[str] | None = None,
-    stop_at_step: int | None = None,
-    progress: bool = False,
+    checkpoint_path: FilePath | None = None,
+    checkpoint_every: PositiveCount | None = None,
+    resume_from: FilePath | None = None,
+    stop_at_step: Count | None = None,
+    progress: Flag = False,
 ) -> TrainResult:
     """Train ``Cruncher(dim, num_layers)`` with ``optimizer`` at ``lr`` for ``num_steps`` steps.
 
@@ -280,17 +264,11 @@ def train(
     (a simulated crash); ``resume_from`` continues a saved run with the same configuration, and
     reproduces the uninterrupted run's losses bit for bit. ``losses`` are per-step MSE values.
     """
-    check_int("batch_size", batch_size, minimum=1)  # Cruncher checks dim and num_layers
-    check_positive_real("lr", lr)  # 2**1100 too: one ValueError naming it
-    check_bool("progress", progress)  # "False" is true to Python: a real bool only
-    check_int("num_steps", num_steps, minimum=0, maximum=10**9)  # a typo of 2**1100 never ends
-    if checkpoint_every is not None:
-        check_int("checkpoint_every", checkpoint_every, minimum=1)
-        if checkpoint_path is None:
-            raise ValueError("checkpoint_every needs checkpoint_path: where should the checkpoints go?")
-    if stop_at_step is not None:
-        check_int("stop_at_step", stop_at_step, minimum=0, maximum=num_steps)
-    set_seed(seed)  # validates the seed; the global RNGs are then saved in checkpoints as a seeded run's
+    if checkpoint_every is not None and checkpoint_path is None:
+        raise ValueError("checkpoint_every needs checkpoint_path: where should the checkpoints go?")
+    if stop_at_step is not None and stop_at_step > num_steps:
+        raise ValueError(f"stop_at_step must be at most num_steps={num_steps}, got {stop_at_step}")
+    set_seed(seed)  # the global RNGs are then saved in checkpoints as a seeded run's
     dev = device_arg("device", device)
     name = optimizer.lower() if isinstance(optimizer, str) else optimizer
     config = dict(dim=dim, num_layers=num_layers, batch_size=batch_size, lr=lr, optimizer=name, seed=seed)

@@ -20,14 +20,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from .checks import check_bool, check_choice, check_int, check_positive_real, check_real
-from .config import RECOMPUTE, TransformerConfig
-
-
-def _config(config: object) -> TransformerConfig:
-    if not isinstance(config, TransformerConfig):
-        raise TypeError(f"config must be a TransformerConfig, got {type(config).__name__}")
-    return config
+from .checks import Flag, PositiveCount, PositiveReal, Probability
+from .config import Recompute, TransformerConfig
 
 
 @dataclass(frozen=True)
@@ -68,7 +62,7 @@ class ParameterCount:
 
 def block_matrix_sizes(config: TransformerConfig) -> dict[str, int]:
     """Weights of one block's matrices: ``q``, ``kv`` (K and V), ``o``, ``mlp`` (q and o ``d × H·head_dim``)."""
-    c = _config(config)
+    c = config
     d = c.d_model
     mlp = (3 if c.gated_mlp else 2) * d * c.d_ff
     return {"q": d * c.q_dim, "kv": 2 * d * c.kv_dim, "o": c.q_dim * d, "mlp": mlp}
@@ -76,7 +70,7 @@ def block_matrix_sizes(config: TransformerConfig) -> dict[str, int]:
 
 def parameter_count(config: TransformerConfig) -> ParameterCount:
     """The parameters of ``config``'s model by part (exactly its TransformerLM's)."""
-    c = _config(config)
+    c = config
     d, bias, m = c.d_model, int(c.bias), block_matrix_sizes(c)
     attn_bias = bias * (c.q_dim + 2 * c.kv_dim + d)  # q, k, v, output projection
     mlp_bias = bias * ((2 if c.gated_mlp else 1) * c.d_ff + d)
@@ -93,23 +87,25 @@ def parameter_count(config: TransformerConfig) -> ParameterCount:
     )
 
 
-def approx_parameters(num_layers: int, d_model: int) -> int:
+def approx_parameters(num_layers: PositiveCount, d_model: PositiveCount) -> int:
     """The rule of thumb ``12·L·d²``: attention ``4·d²`` plus an MLP of width ``4·d`` (``8·d²``) per layer."""
-    return 12 * check_int("num_layers", num_layers, minimum=1) * check_int("d_model", d_model, minimum=1) ** 2
+    return 12 * int(num_layers) * int(d_model) ** 2
 
 
-def llama_ffn_dim(d_model: int, multiple_of: int, ffn_dim_multiplier: float | None = None) -> int:
+def llama_ffn_dim(
+    d_model: PositiveCount, multiple_of: PositiveCount, ffn_dim_multiplier: PositiveReal | None = None
+) -> int:
     """Llama's MLP width from its released ``params.json``: ``8/3·d``, times the multiplier, rounded up.
 
     The rule of Meta's reference code (``llama/model.py``, ``FeedForward``): ``int(2·4d/3)``, then
     ``int(ffn_dim_multiplier·that)`` when given, then up to a multiple of ``multiple_of``.
     """
-    hidden = int(2 * 4 * check_int("d_model", d_model, minimum=1, max_bits=64) / 3)
+    hidden = 2 * 4 * int(d_model) // 3  # int(8d/3) of the reference code, exact at any size
     if ffn_dim_multiplier is not None:  # -1.0 gave a width of -10752, 0.0 of 0: a multiplier is positive
-        hidden = int(check_positive_real("ffn_dim_multiplier", ffn_dim_multiplier) * hidden)
+        hidden = int(float(ffn_dim_multiplier) * hidden)
         if hidden < 1:
             raise ValueError(f"ffn_dim_multiplier={ffn_dim_multiplier!r} leaves no MLP width (8/3 d times it < 1)")
-    step = check_int("multiple_of", multiple_of, minimum=1)
+    step = int(multiple_of)
     return step * ((hidden + step - 1) // step)
 
 
@@ -119,31 +115,29 @@ def matmul_parameters(config: TransformerConfig) -> int:
     Embeddings are looked up (no FLOPs), biases and norms are elementwise, and the head costs
     ``2·d·V`` per token whether or not it is tied.
     """
-    c = _config(config)
+    c = config
     return c.num_layers * sum(block_matrix_sizes(c).values()) + c.d_model * c.vocab_size
 
 
-def attention_flops_per_token(config: TransformerConfig, seq_len: int) -> int:
+def attention_flops_per_token(config: TransformerConfig, seq_len: PositiveCount) -> int:
     """Forward FLOPs per token of attention's ``q·kᵀ`` and ``scores·v``, full square: ``4·L·T·d``.
 
     Each query head meets all T keys (``2·T·d_head`` FLOPs for its scores, as many for the sum of
     values), H heads per layer, whatever the number of K/V heads. Half of it is masked (see the
     module's convention).
     """
-    c = _config(config)
-    return 4 * c.num_layers * check_int("seq_len", seq_len, minimum=1) * c.num_heads * c.head_dim
+    c = config
+    return 4 * c.num_layers * int(seq_len) * c.num_heads * c.head_dim
 
 
-def forward_flops_per_token(config: TransformerConfig, seq_len: int, *, attention: bool = True) -> int:
+def forward_flops_per_token(config: TransformerConfig, seq_len: PositiveCount, *, attention: Flag = True) -> int:
     """Forward FLOPs per token: ``2·N_matmul`` plus (``attention=True``) ``4·L·T·d``."""
-    check_int("seq_len", seq_len, minimum=1)  # also when attention=False: -5 is no sequence length
     flops = 2 * matmul_parameters(config)
-    attention = check_bool("attention", attention)  # np.True_ too
     return flops + (attention_flops_per_token(config, seq_len) if attention else 0)
 
 
 def training_flops_per_token(
-    config: TransformerConfig, seq_len: int, *, attention: bool = True, recompute: str = "none"
+    config: TransformerConfig, seq_len: PositiveCount, *, attention: Flag = True, recompute: Recompute = "none"
 ) -> int:
     """FLOPs per token of a forward and backward pass: ``3 × forward`` = ``6·N + 12·L·T·d``, plus recomputation.
 
@@ -156,8 +150,7 @@ def training_flops_per_token(
     recomputation stops at the softmax). These are hardware FLOPs: MFU counts the ``"none"`` figure
     (model FLOPs).
     """
-    c = _config(config)
-    recompute = check_choice("recompute", recompute, RECOMPUTE)
+    c = config
     forward = forward_flops_per_token(c, seq_len, attention=attention)
     if recompute == "full":
         # with dropout after it, the MLP's output is recomputed too: the dropout reruns on it
@@ -168,28 +161,32 @@ def training_flops_per_token(
     return 3 * forward
 
 
-def kaplan_forward_flops_per_token(config: TransformerConfig, seq_len: int) -> int:
+def kaplan_forward_flops_per_token(config: TransformerConfig, seq_len: PositiveCount) -> int:
     """Kaplan et al. (2020), table 1: ``C_forward = 2·N + 2·L·n_ctx·d_attn``, N their non-embedding count.
 
     N is :attr:`ParameterCount.kaplan_n` (block matrices only, section 2.1); the attention term is
     half of :func:`attention_flops_per_token`'s full square, and the head's ``2·d·V`` is left out.
     """
-    c = _config(config)
+    c = config
     n = parameter_count(c).kaplan_n
-    return 2 * n + 2 * c.num_layers * check_int("seq_len", seq_len, minimum=1) * c.q_dim  # d_attn = H·head_dim
+    return 2 * n + 2 * c.num_layers * int(seq_len) * c.q_dim  # d_attn = H·head_dim
 
 
-def attention_flop_share(config: TransformerConfig, seq_len: int) -> float:
+def attention_flop_share(config: TransformerConfig, seq_len: PositiveCount) -> float:
     """The fraction of forward (and of training) FLOPs spent in attention's ``T×T`` products at ``seq_len``."""
     return attention_flops_per_token(config, seq_len) / forward_flops_per_token(config, seq_len)
 
 
-def seq_len_for_attention_share(config: TransformerConfig, share: float) -> float:
+def seq_len_for_attention_share(config: TransformerConfig, share: Probability) -> float:
     """The sequence length T at which attention's products are ``share`` of the FLOPs.
 
     From ``4·L·T·d / (2·N + 4·L·T·d) = share`` (d here H·head_dim): ``T = share·N / (2·(1 - share)·L·d)``.
     """
-    c = _config(config)
-    if not 0 < check_real("share", share) < 1:
+    c = config
+    if not 0 < share < 1:
         raise ValueError(f"share must be a number strictly between 0 and 1, got {share!r}")
-    return float(share) * matmul_parameters(c) / (2 * (1 - float(share)) * c.num_layers * c.q_dim)
+    try:
+        return float(share) * matmul_parameters(c) / (2 * (1 - float(share)) * c.num_layers * c.q_dim)
+    except OverflowError:  # a config of 2**1000 values: exact as an int, beyond a float
+        raise ValueError(f"config holds about 2**{matmul_parameters(c).bit_length()} matmul parameters: the "
+                         "sequence length does not fit in a float") from None

@@ -19,9 +19,9 @@ import torch.nn.functional as F
 from torch import nn
 from torch.utils.checkpoint import checkpoint
 
-from .checks import MAX_PARAMETERS, check_token_ids
+from .checks import MAX_PARAMETERS, Flag, PositiveCount, PositiveReal, check_token_ids
 from .config import ATTENTION_IMPLS, RECOMPUTE, AttentionImpl, Norm, Positions, Recompute, TransformerConfig
-from .device import check_device, check_dtype
+from .device import FloatDtype, as_device
 from .transformer_accounting import parameter_count
 
 
@@ -41,7 +41,7 @@ def dropout(x: torch.Tensor, p: float, training: bool) -> torch.Tensor:
 class RMSNorm(nn.Module):
     """``x / sqrt(mean(x²) + eps) · weight`` over the last dimension (Zhang & Sennrich 2019; Llama)."""
 
-    def __init__(self, dim: int, eps: float = 1e-5) -> None:
+    def __init__(self, dim: PositiveCount, eps: PositiveReal = 1e-5) -> None:
         super().__init__()
         self.eps = eps
         self.weight = nn.Parameter(torch.ones(dim))
@@ -188,7 +188,7 @@ class TransformerLM(nn.Module):
         num_kv_heads: int | None = None, head_size: int | None = None,
         gated_mlp: bool = False, norm: Norm = "layernorm", positions: Positions = "learned", dropout: float = 0.0,
         attention: AttentionImpl = "math",
-        device: str | torch.device | None = None, dtype: torch.dtype | None = None,
+        device: str | torch.device | None = None, dtype: FloatDtype | None = None,
     ) -> None:
         super().__init__()
         self.config = config = TransformerConfig(
@@ -210,7 +210,7 @@ class TransformerLM(nn.Module):
         self.lm_head = nn.Linear(d_model, vocab_size, bias=False)
         self._recompute: Recompute = "none"
         self.apply(self._init_weights)
-        self.to(device=None if device is None else check_device("device", device), dtype=check_dtype("dtype", dtype))
+        self.to(device=None if device is None else as_device("device", device), dtype=dtype)
         if tied_embeddings:  # tied after the move: a move to another device kind ("meta") would untie them
             self.lm_head.weight = self.token_embedding.weight
 
@@ -263,15 +263,13 @@ class TransformerLM(nn.Module):
         return self._recompute == "full"
 
     @checkpointing.setter
-    def checkpointing(self, value: bool) -> None:
+    def checkpointing(self, value: Flag) -> None:
         if not isinstance(value, bool):  # the string "False" is true to Python
             raise TypeError(f"checkpointing must be True or False, got {type(value).__name__} {value!r}")
         self.recompute = "full" if value else "none"
 
     def forward(self, idx: torch.Tensor) -> torch.Tensor:
         """Token ids ``idx`` (integers, shape ``(B, T)``, ``T <= context_length``) -> logits ``(B, T, V)``."""
-        if not isinstance(idx, torch.Tensor):
-            raise TypeError(f"idx must be a torch.Tensor of token ids, got {type(idx).__name__}")
         if idx.dtype not in (torch.int64, torch.int32) or idx.dim() != 2:
             raise ValueError(f"idx must be an int64/int32 tensor of shape (B, T), got {idx.dtype} {tuple(idx.shape)}")
         t, limit = idx.shape[1], self.config.context_length

@@ -23,13 +23,45 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 from fractions import Fraction
+from typing import Annotated, Literal, get_args
 
-from ..checks import check_bool, check_choice, check_int, check_real
+from beartype.vale import Is
 
-MAX_BITS = 512  # parameter counts beyond 2**512 are refused: bytes must stay within a float (~2**1024)
-STAGES = ("dp", "zero1", "zero2", "zero3")
-STRATEGIES = ("ddp", "zero1", "fsdp2")  # the PyTorch implementations of dp, zero1 and zero3 (= FSDP)
-COLLECTIVES = ("all_reduce", "all_gather", "reduce_scatter", "broadcast")
+from ..checks import Count, Counts, Flag, NonNegativeReal, PositiveCount, rule
+
+Stage = Literal["dp", "zero1", "zero2", "zero3"]
+Strategy = Literal["ddp", "zero1", "fsdp2"]  # the PyTorch implementations of dp, zero1 and zero3 (= FSDP)
+Collective = Literal["all_reduce", "all_gather", "reduce_scatter", "broadcast"]
+STAGES: tuple[Stage, ...] = get_args(Stage)
+STRATEGIES: tuple[Strategy, ...] = get_args(Strategy)
+COLLECTIVES: tuple[Collective, ...] = get_args(Collective)
+
+
+# Bytes must stay within a float (~2**1024): parameter counts up to 2**512, bytes per value up to 2**64.
+@rule("a non-negative int below 2**512")
+def _params(n: int) -> bool:
+    return bool(int(n).bit_length() <= 512)
+
+
+@rule("a non-negative int below 2**64")
+def _state_bytes(n: int) -> bool:
+    return bool(int(n).bit_length() <= 64)
+
+
+@rule("a positive int below 2**64")
+def _value_bytes(n: int) -> bool:
+    return bool(n > 0 and int(n).bit_length() <= 64)
+
+
+@rule("a positive int up to 2**20")
+def _ranks(n: int) -> bool:
+    return bool(n <= 2**20)
+
+
+Params = Annotated[Count, Is[_params]]
+StateBytes = Annotated[Count, Is[_state_bytes]]
+ValueBytes = Annotated[Count, Is[_value_bytes]]
+Ranks = Annotated[PositiveCount, Is[_ranks]]
 
 
 @dataclass(frozen=True)
@@ -47,8 +79,9 @@ class RankMemory:
 
 
 def zero_memory(
-    num_params: int, world_size: int, stage: str, *,
-    param_bytes: int = 2, grad_bytes: int = 2, optimizer_bytes: int = 12,
+    num_params: Params, world_size: PositiveCount, stage: Stage, *,
+    param_bytes: StateBytes = 2, grad_bytes: StateBytes = 2,
+    optimizer_bytes: StateBytes = 12,
 ) -> RankMemory:
     """Per-rank bytes of the training state under ``stage``, the ZeRO paper's way.
 
@@ -57,8 +90,8 @@ def zero_memory(
     Defaults: mixed-precision Adam, 2 bytes of 16-bit weights, 2 of gradients,
     ``K = 12`` of optimizer state (fp32 master weights, momentum, variance).
     """
-    psi, n, stage, sizes = _check_zero(num_params, world_size, stage,
-                                       (param_bytes, grad_bytes, optimizer_bytes))
+    psi, n = int(num_params), int(world_size)
+    sizes = (int(param_bytes), int(grad_bytes), int(optimizer_bytes))
     level = STAGES.index(stage)  # 0 dp, 1 opt. state, 2 + gradients, 3 + parameters
     sharded = [level >= 3, level >= 2, level >= 1]  # params, grads, optimizer state
     params, grads, opt = (float(Fraction(size * psi, n if shard else 1))
@@ -66,28 +99,18 @@ def zero_memory(
     return RankMemory(params=params, grads=grads, optimizer_state=opt)
 
 
-def _check_zero(num_params: int, world_size: int, stage: str,
-                sizes: tuple[int, int, int]) -> tuple[int, int, str, list[int]]:
-    names = ("param_bytes", "grad_bytes", "optimizer_bytes")
-    return (check_int("num_params", num_params, minimum=0, max_bits=MAX_BITS),
-            check_int("world_size", world_size, minimum=1), check_choice("stage", stage, STAGES),
-            [check_int(k, v, minimum=0, max_bits=64) for k, v in zip(names, sizes, strict=True)])
-
-
-def ring_bytes(collective: str, payload_bytes: float, world_size: int) -> float:
+def ring_bytes(collective: Collective, payload_bytes: NonNegativeReal, world_size: PositiveCount) -> float:
     """Bytes each rank SENDS in a ring ``collective`` over a buffer of ``payload_bytes`` (the full size).
 
     Reduce-scatter and all-gather send ``(N-1)/N`` of the buffer; all-reduce is the two in a row,
     ``2 (N-1)/N``; a pipelined broadcast forwards the buffer once, ``(N-1)/N`` on average per rank.
     """
-    check_choice("collective", collective, COLLECTIVES)
-    payload_bytes = check_real("payload_bytes", payload_bytes, minimum=0)  # NaN, inf, 2**1100: no byte counts
-    n = check_int("world_size", world_size, minimum=1)
+    n = int(world_size)
     return (2 if collective == "all_reduce" else 1) * (n - 1) / n * payload_bytes
 
 
-def step_communication(num_params: int, world_size: int, stage: str, *, bytes_per_value: int = 2,
-                       reduce_bytes: int | None = None) -> float:
+def step_communication(num_params: Params, world_size: PositiveCount, stage: Stage, *,
+                       bytes_per_value: ValueBytes = 2, reduce_bytes: ValueBytes | None = None) -> float:
     """Bytes each rank sends per training step under ``stage``, the ZeRO paper's section 7 accounting.
 
     DP, ZeRO-1 and ZeRO-2 reduce the gradients (a reduce-scatter) and share updated parameters (an
@@ -99,50 +122,40 @@ def step_communication(num_params: int, world_size: int, stage: str, *, bytes_pe
     ZeRO-3 then moves ``2·2 + 4 = 8`` bytes per parameter, not 6; DDP under autocast all-reduces the
     fp32 gradients, 8.
     """
-    psi = check_int("num_params", num_params, minimum=0, max_bits=MAX_BITS)
-    stage = check_choice("stage", stage, STAGES)
-    check_int("bytes_per_value", bytes_per_value, minimum=1, max_bits=64)
-    reduce = bytes_per_value if reduce_bytes is None else check_int("reduce_bytes", reduce_bytes, minimum=1,
-                                                                      max_bits=64)
+    psi = int(num_params)
+    reduce = bytes_per_value if reduce_bytes is None else reduce_bytes
     gather = reduce if stage == "dp" else bytes_per_value  # DP gathers reduced gradients, ZeRO updated weights
     gathers = 2 if stage == "zero3" else 1
     return gathers * ring_bytes("all_gather", psi * gather, world_size) + ring_bytes(
         "reduce_scatter", psi * reduce, world_size)
 
 
-def zero1_partition(numels: Sequence[int], world_size: int) -> list[list[int]]:
+def zero1_partition(numels: Counts, world_size: Ranks) -> list[list[int]]:
     """Indices of the parameters each rank's optimizer owns under ``ZeroRedundancyOptimizer``.
 
     Its rule: whole tensors, largest first (a stable sort), each to the rank with the fewest elements
     so far (the lowest rank on a tie). So shares are Ψ / N_d only when the tensors allow it.
     """
-    n = check_int("world_size", world_size, minimum=1, maximum=2**20)
-    if isinstance(numels, (str, bytes)) or not isinstance(numels, Sequence):  # None was a raw TypeError
-        raise TypeError(f"numels must be a sequence of element counts, got {type(numels).__name__} {numels!r}")
+    n = int(world_size)
     sizes = [0] * n
     owned: list[list[int]] = [[] for _ in range(n)]
-    for i in sorted(range(len(numels)), key=lambda i: -check_int("numels", numels[i], minimum=0)):
+    for i in sorted(range(len(numels)), key=lambda i: -numels[i]):
         rank = sizes.index(min(sizes))
         owned[rank].append(i)
         sizes[rank] += numels[i]
     return owned
 
 
-def fsdp_shard_numel(shape: Sequence[int], world_size: int, rank: int, *, padded: bool = False) -> int:
+def fsdp_shard_numel(shape: Counts, world_size: PositiveCount, rank: Count, *, padded: Flag = False) -> int:
     """Elements of one parameter that ``rank`` keeps under FSDP2: its chunk of dim 0 (``torch.chunk``).
 
     Dim 0 is cut into ``ceil(rows / N)``-row chunks, so the last ranks may get fewer rows, or none.
     FSDP2 stores every rank's shard (and its gradient) padded to the full chunk, so that the
     all-gather and reduce-scatter buffers are ``N`` equal pieces: ``padded=True`` counts that storage.
     """
-    n = check_int("world_size", world_size, minimum=1)
-    r = check_int("rank", rank, minimum=0)
+    n, r, dims = int(world_size), int(rank), [int(d) for d in shape]
     if r >= n:
         raise ValueError(f"rank must be < world_size={n}, got {r}")
-    padded = check_bool("padded", padded)  # "False" is true to Python
-    if isinstance(shape, (str, bytes)) or not isinstance(shape, Sequence):
-        raise TypeError(f"shape must be a sequence of dimensions, got {type(shape).__name__} {shape!r}")
-    dims = [check_int("shape", d, minimum=0) for d in shape]
     if not dims:
         raise ValueError("shape must have at least one dimension (FSDP2 shards dim 0)")
     chunk = math.ceil(dims[0] / n)
@@ -150,18 +163,19 @@ def fsdp_shard_numel(shape: Sequence[int], world_size: int, rank: int, *, padded
     return rows * math.prod(dims[1:])
 
 
+# expected_state_bytes: ``bytes_per_value`` per weight and gradient value, ``optimizer_states`` Adam
+# values, ``step_bytes`` per tensor whose state the rank keeps (Adam's 0-d ``step``).
 def expected_state_bytes(
-    strategy: str, shapes: Sequence[Sequence[int]], world_size: int, rank: int, *,
-    bytes_per_value: int = 4, optimizer_states: int = 2, step_bytes: int = 4,
+    strategy: Strategy, shapes: Sequence[Counts], world_size: PositiveCount,
+    rank: Count, *, bytes_per_value: PositiveCount = 4, optimizer_states: Count = 2,
+    step_bytes: Count = 4,
 ) -> RankMemory:
-    """Bytes of weights, gradients and Adam state ``rank`` holds under ``strategy``.
-
-    ``bytes_per_value`` per weight and gradient value, ``optimizer_states`` Adam values,
-    ``step_bytes`` per tensor whose state the rank keeps (Adam's 0-d ``step``).
-    """
-    sizes = (bytes_per_value, optimizer_states, step_bytes)
-    strategy, n, b, k, s, numels = _checked(strategy, shapes, world_size, rank, *sizes)
-    full = sum(numels)
+    """Bytes of weights, gradients and Adam state ``rank`` holds under ``strategy``."""
+    n, b = int(world_size), int(bytes_per_value)
+    k, s = int(optimizer_states), int(step_bytes)
+    if rank >= n:
+        raise ValueError(f"rank must be < world_size={n}, got {rank}")
+    full = sum(numels := [math.prod(int(d) for d in shape) for shape in shapes])
     if strategy == "ddp":
         return RankMemory(b * full, b * full, k * b * full + s * len(numels))
     if strategy == "zero1":
@@ -170,15 +184,3 @@ def expected_state_bytes(
     local = sum(fsdp_shard_numel(shape, n, rank) for shape in shapes)
     stored = sum(fsdp_shard_numel(shape, n, rank, padded=True) for shape in shapes)
     return RankMemory(b * stored, b * stored, k * b * local + s * len(numels))
-
-
-def _checked(strategy: str, shapes: Sequence[Sequence[int]], world_size: int, rank: int,
-             *sizes: int) -> tuple[str, int, int, int, int, list[int]]:
-    strategy = check_choice("strategy", strategy, STRATEGIES)
-    n = check_int("world_size", world_size, minimum=1)
-    if check_int("rank", rank, minimum=0) >= n:
-        raise ValueError(f"rank must be < world_size={n}, got {rank}")
-    b, k, s = (check_int(name, v, minimum=m) for name, v, m in
-               zip(("bytes_per_value", "optimizer_states", "step_bytes"), sizes, (1, 0, 0), strict=True))
-    numels = [math.prod(check_int("shapes", d, minimum=0) for d in shape) for shape in shapes]
-    return strategy, n, b, k, s, numels

@@ -23,6 +23,9 @@ from __future__ import annotations
 
 import math
 from dataclasses import asdict, replace
+from typing import Annotated, Literal
+
+from beartype.vale import Is
 
 from ..catalog import (  # noqa: F401  (chapter 14 reads them as cluster.X)
     CLUSTERS,
@@ -33,85 +36,96 @@ from ..catalog import (  # noqa: F401  (chapter 14 reads them as cluster.X)
     NDR_NCCL,
     Cluster,
 )
-from ..checks import check_choice, check_int, check_positive_real, check_real
-from . import COLLECTIVES, STAGES, ring_bytes
+from ..checks import NonNegativeReal, PositiveCount, PositiveReal, rule
+from . import Collective, Params, Stage, ValueBytes, ring_bytes
 from .nccl import ALGORITHMS, algorithm_seconds, fastest
 from .nccl import page_table as nccl_table
 
 
-def _check_world(world_size: int, cluster: Cluster) -> tuple[int, int]:
-    n = check_int("world_size", world_size, minimum=1, max_bits=40)  # 2**1100 met a float: OverflowError
-    if not isinstance(cluster, Cluster):
-        raise TypeError(f"cluster must be a Cluster, got {type(cluster).__name__}")
-    g = cluster.gpus_per_node
+@rule("a positive int up to 2**40")
+def _world(n: int) -> bool:
+    return bool(n <= 2**40)  # 2**1100 met a float: OverflowError
+
+
+@rule("a positive int below 2**31")
+def _units(n: int) -> bool:
+    return bool(n < 2**31)
+
+
+@rule("a positive int below 2**512")
+def _positive(n: int) -> bool:
+    return bool(n > 0)
+
+
+WorldSize = Annotated[PositiveCount, Is[_world]]
+
+
+def _nodes(world_size: int, cluster: Cluster) -> tuple[int, int]:
+    """``(world_size, nodes)``: a world that spans nodes fills them (a rule between two arguments)."""
+    n, g = int(world_size), cluster.gpus_per_node
     if n > g and n % g:
         raise ValueError(f"world_size must fill whole nodes of {g} GPUs when it spans nodes, got {n}")
     return n, max(1, n // g)
 
 
-def ring_bandwidth(world_size: int, cluster: Cluster = H100_CLUSTER) -> float:
+def ring_bandwidth(world_size: WorldSize, cluster: Cluster = H100_CLUSTER) -> float:
     """Bus bandwidth (bytes/s) of a ring: NVLink inside a node, else min(NVLink, node egress)."""
-    _, nodes = _check_world(world_size, cluster)
+    _, nodes = _nodes(world_size, cluster)
     return cluster.nvlink if nodes == 1 else min(cluster.nvlink, cluster.node_egress)
 
 
-def ring_latency(collective: str, world_size: int, cluster: Cluster = H100_CLUSTER) -> float:
+def ring_latency(collective: Collective, world_size: WorldSize, cluster: Cluster = H100_CLUSTER) -> float:
     """Seconds of latency (α) of one ring/Simple ``collective`` call over ``world_size`` ranks, NCCL's table."""
-    check_choice("collective", collective, COLLECTIVES)
-    n, nodes = _check_world(world_size, cluster)
+    n, nodes = _nodes(world_size, cluster)
     ring = next(a for a in ALGORITHMS if a.name == "ring/Simple")
     return 0.0 if n == 1 else algorithm_seconds(ring, collective, 0.0, n, nodes, cluster)
 
 
-def fastest_algorithm(collective: str, payload_bytes: float, world_size: int,
+def fastest_algorithm(collective: Collective, payload_bytes: NonNegativeReal, world_size: WorldSize,
                       cluster: Cluster = H100_CLUSTER) -> tuple[float, str]:
     """(seconds, algorithm) of ONE ``collective`` call over ``payload_bytes``: NCCL's fastest, e.g. "nvls/Simple"."""
-    check_choice("collective", collective, COLLECTIVES)
-    payload = check_real("payload_bytes", payload_bytes, minimum=0)
-    n, nodes = _check_world(world_size, cluster)
-    return fastest(collective, payload, n, nodes, cluster)
+    n, nodes = _nodes(world_size, cluster)
+    return fastest(collective, payload_bytes, n, nodes, cluster)
 
 
-def bus_bandwidth(collective: str, payload_bytes: float, world_size: int, cluster: Cluster = H100_CLUSTER,
-                  *, algorithm: str = "default") -> float:
+def bus_bandwidth(collective: Collective, payload_bytes: NonNegativeReal, world_size: WorldSize,
+                  cluster: Cluster = H100_CLUSTER, *,
+                  algorithm: Literal["default", "ring", "no_nvls"] = "default") -> float:
     """nccl-tests' ``busbw`` (bytes/s) the model predicts: ring bytes over the time of one call.
 
     ``algorithm``: ``"default"`` (NCCL's choice, :func:`fastest_algorithm`), ``"ring"`` (the
     fastest ring protocol, as with ``NCCL_ALGO=Ring``) or ``"no_nvls"`` (NCCL's choice with NVLS
     switched off, ``NCCL_NVLS_ENABLE=0``: SHARP disabled).
     """
-    check_choice("algorithm", algorithm, ("default", "ring", "no_nvls"))
     if algorithm == "no_nvls":  # NCCL_NVLS_ENABLE=0: NCCL's choice among the rest
         cluster = replace(cluster, nvls=0.0)
     seconds, _ = fastest_algorithm(collective, payload_bytes, world_size, cluster)
     if algorithm == "ring":
-        n, nodes = _check_world(world_size, cluster)
+        n, nodes = _nodes(world_size, cluster)
         seconds = min(algorithm_seconds(a, collective, payload_bytes, n, nodes, cluster)
                       for a in ALGORITHMS if a.kind == "ring")
     return ring_bytes(collective, payload_bytes, world_size) / seconds
 
 
 def collective_seconds(
-    collective: str, payload_bytes: float, world_size: int, cluster: Cluster = H100_CLUSTER, *,
-    bucket_bytes: float | None = None, first_bucket_bytes: float | None = None,
+    collective: Collective, payload_bytes: NonNegativeReal, world_size: WorldSize, cluster: Cluster = H100_CLUSTER,
+    *, bucket_bytes: PositiveReal | None = None, first_bucket_bytes: PositiveReal | None = None,
 ) -> float:
     """Seconds of a ``collective`` over ``payload_bytes``, in calls of ``bucket_bytes`` (one call when ``None``).
 
     Each call costs :func:`fastest_algorithm`'s time for its size: a first call of
     ``first_bucket_bytes`` (DDP: 1 MiB) when given, then full buckets, then the remainder.
     """
-    check_choice("collective", collective, COLLECTIVES)
-    payload = float(check_real("payload_bytes", payload_bytes, minimum=0))  # as the page's JavaScript does
-    n, nodes = _check_world(world_size, cluster)
+    payload = float(payload_bytes)  # as the page's JavaScript does
+    n, nodes = _nodes(world_size, cluster)
 
     def call(size: float) -> float:
         return fastest(collective, size, n, nodes, cluster)[0]
 
     if bucket_bytes is None:
         return call(payload)
-    cap = check_positive_real("bucket_bytes", bucket_bytes)
-    first = 0.0 if first_bucket_bytes is None else min(payload, check_positive_real(
-        "first_bucket_bytes", first_bucket_bytes))
+    cap = float(bucket_bytes)
+    first = 0.0 if first_bucket_bytes is None else min(payload, float(first_bucket_bytes))
     rest = payload - first
     if not rest / cap <= 2**53:  # 1e308 bytes in buckets of 1e-300 overflowed math.floor
         raise ValueError(f"bucket_bytes={bucket_bytes!r} cuts {payload:g} bytes into uncountably many calls")
@@ -122,9 +136,9 @@ def collective_seconds(
 
 
 def step_seconds(
-    stage: str, num_params: int, world_size: int, cluster: Cluster = H100_CLUSTER, *,
-    bytes_per_value: int = 2, bucket_bytes: float | None = None, reduce_bytes: int | None = None,
-    first_bucket_bytes: float | None = None, units: int = 1,
+    stage: Stage, num_params: Params, world_size: WorldSize, cluster: Cluster = H100_CLUSTER, *,
+    bytes_per_value: ValueBytes = 2, bucket_bytes: PositiveReal | None = None, reduce_bytes: ValueBytes | None = None,
+    first_bucket_bytes: PositiveReal | None = None, units: Annotated[PositiveCount, Is[_units]] = 1,
 ) -> float:
     """Seconds of one training step's collectives under ``stage`` (one of :data:`STAGES`).
 
@@ -137,12 +151,9 @@ def step_seconds(
     the blocks, the embeddings, the final norm with the head) each collective is that many equal
     calls, each paying its latency.
     """
-    check_choice("stage", stage, STAGES)
-    psi = check_int("num_params", num_params, minimum=0, max_bits=512)
-    per_value = check_int("bytes_per_value", bytes_per_value, minimum=1, max_bits=64)
-    reduce = per_value if reduce_bytes is None else check_int("reduce_bytes", reduce_bytes, minimum=1, max_bits=64)
-    units = check_int("units", units, minimum=1, max_bits=31)  # checked for every stage: a bad one is an error
-    calls = units if stage == "zero3" else 1
+    psi, per_value = int(num_params), int(bytes_per_value)
+    reduce = per_value if reduce_bytes is None else int(reduce_bytes)
+    calls = int(units) if stage == "zero3" else 1
 
     def call(collective: str, width: int) -> float:
         # float first, then divide: the page's JavaScript rounds the same way
@@ -157,8 +168,8 @@ def step_seconds(
 
 
 def hsdp_step_seconds(
-    num_params: int, world_size: int, cluster: Cluster = H100_CLUSTER, *, bytes_per_value: int = 2,
-    reduce_bytes: int | None = None,
+    num_params: Params, world_size: WorldSize, cluster: Cluster = H100_CLUSTER, *, bytes_per_value: ValueBytes = 2,
+    reduce_bytes: ValueBytes | None = None,
 ) -> tuple[float, float]:
     """(inside, across): seconds of HSDP's collectives per step, sharded in a node, replicated across.
 
@@ -167,11 +178,10 @@ def hsdp_step_seconds(
     GPU all-reduces the gradients of its ``Ψ / g`` shard (``reduce_bytes`` each) with the GPUs of the
     same local rank, one per node, over its own NIC. The two run on different links and can overlap.
     """
-    n, nodes = _check_world(world_size, cluster)
+    n, nodes = _nodes(world_size, cluster)
     g = min(n, cluster.gpus_per_node)
-    psi = check_int("num_params", num_params, minimum=0, max_bits=512)
-    per_value = check_int("bytes_per_value", bytes_per_value, minimum=1, max_bits=64)
-    reduce = per_value if reduce_bytes is None else check_int("reduce_bytes", reduce_bytes, minimum=1, max_bits=64)
+    psi, per_value = int(num_params), int(bytes_per_value)
+    reduce = per_value if reduce_bytes is None else int(reduce_bytes)
     inside = step_seconds("zero3", psi, g, cluster, bytes_per_value=per_value, reduce_bytes=reduce)
     per_gpu_nic = Cluster(gpus_per_node=1, nvlink=cluster.nvlink, nics_per_node=1,
                           nic=cluster.node_egress / cluster.gpus_per_node, nvls=0.0, latency=cluster.latency)
@@ -179,17 +189,15 @@ def hsdp_step_seconds(
     return inside, across
 
 
-def breakeven_tokens(seconds: float, num_params: int, peak_flops: float, *, flops_per_param: float = 6) -> float:
+def breakeven_tokens(seconds: NonNegativeReal, num_params: Annotated[Params, Is[_positive]],
+                     peak_flops: PositiveReal, *, flops_per_param: PositiveReal = 6) -> float:
     """Tokens per GPU whose compute, ``flops_per_param · Ψ`` FLOPs each at ``peak_flops``, lasts ``seconds``.
 
     The compute a collective can hide behind: 6 (forward and backward, ``6ΨT``) for FSDP, which
     prefetches parameters during the forward pass; 4 (the backward alone) for DDP, whose gradients
     do not exist before the backward pass.
     """
-    seconds = check_real("seconds", seconds, minimum=0)  # 0 allowed; np.False_ never
-    psi = check_int("num_params", num_params, minimum=1, max_bits=512)
-    return seconds * check_positive_real("peak_flops", peak_flops) / (
-        check_positive_real("flops_per_param", flops_per_param) * psi)
+    return float(seconds) * float(peak_flops) / (float(flops_per_param) * int(num_params))
 
 
 def page_table() -> dict:

@@ -22,24 +22,36 @@ import subprocess
 import sys
 import tempfile
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any, Literal
 
 import torch
 import torch.distributed as dist
+from beartype.vale import Is
 
-from ..checks import check_choice, check_int, check_positive_real
-from ..device import check_device
+from ..checks import PositiveReal, between, check_choice, check_int, check_positive_real, rule
+from ..device import as_device
 from ..safety import sigterm_as_interrupt
 from .worker import LAUNCHED_BY_TORCHRUN
 
 MAX_TIMEOUT = 1e6  # seconds (11.6 days): the ranks' store and group take a timedelta of it
 MAX_WORLD_SIZE = 32  # each rank is a Python process that imports torch (~0.3 GB): a typo of 1000 would swap the box
 TASKS = ("train", "fail", "crash", "hang")
+# each rank is a process of its own that imports torch; a timeout of 1e14 s overflowed the ranks' timedelta
+WorldSize = Annotated[int, Is[between(1, MAX_WORLD_SIZE)]]
+MicroBatches = Annotated[int, Is[between(1, 1024)]]
+
+
+@rule(f"a positive finite number of seconds, at most {MAX_TIMEOUT:g}")
+def _timeout(seconds: float) -> bool:
+    return bool(seconds <= MAX_TIMEOUT)
+
+
+Timeout = Annotated[PositiveReal, Is[_timeout]]
 _PR_SET_PDEATHSIG = 1  # linux/prctl.h
 
 
 def train_single_process(
-    spec: dict[str, Any], *, micro_batches: int = 1, device: str | torch.device = "cpu"
+    spec: dict[str, Any], *, micro_batches: MicroBatches = 1, device: str | torch.device = "cpu"
 ) -> dict[str, torch.Tensor]:
     """Train ``spec``'s model in THIS process, unsharded: the reference the ranks of :func:`launch` must match.
 
@@ -51,11 +63,8 @@ def train_single_process(
     """
     from .worker import train_single
 
-    if not isinstance(spec, dict):
-        raise TypeError(f"spec must be a dict, got {type(spec).__name__}")
-    micro_batches = check_int("micro_batches", micro_batches, minimum=1, maximum=1024)
     _check_train_spec(spec)  # a missing key was a raw KeyError
-    return train_single(spec, micro_batches, str(check_device("device", device)))
+    return train_single(spec, micro_batches, str(as_device("device", device)))
 
 
 class WorkerError(RuntimeError):
@@ -71,18 +80,8 @@ def _loopback_name() -> str | None:
     return next((n for n in ("lo", "lo0") if n in names), None)
 
 
-def _check_world_size(world_size: object) -> int:
-    try:
-        return check_int("world_size", world_size, minimum=1, maximum=MAX_WORLD_SIZE)
-    except ValueError:
-        raise ValueError(f"world_size must be an int in [1, {MAX_WORLD_SIZE}], got {world_size!r}: each rank is a "
-                         "process of its own that imports torch") from None
-
-
-def _check_spec(spec: object, n: int) -> dict[str, Any]:
+def _check_spec(spec: dict[str, Any], n: int) -> dict[str, Any]:
     """``spec`` if the worker can run it on ``n`` ranks; else an error naming the key (not a rank's IndexError)."""
-    if not isinstance(spec, dict):
-        raise TypeError(f"spec must be a dict, got {type(spec).__name__}")
     if "task" not in spec:
         raise ValueError(f"spec needs a 'task', one of {TASKS}")
     check_choice("spec['task']", spec["task"], TASKS)
@@ -179,14 +178,15 @@ def torchrun_command(world_size: int, spec_path: Path, out_dir: Path, log_dir: P
     return [*command, "-m", "cs336_lec2.distributed.worker", str(spec_path), str(out_dir)]
 
 
-def pick_backend(world_size: int) -> str:
+def pick_backend(world_size: WorldSize) -> Literal["gloo", "nccl"]:
     """``"nccl"`` when there is a CUDA GPU for each of ``world_size`` ranks, else ``"gloo"`` (CPU)."""
-    n = _check_world_size(world_size)
+    n = int(world_size)
     enough_gpus = torch.cuda.is_available() and torch.cuda.device_count() >= n
     return "nccl" if enough_gpus and dist.is_nccl_available() else "gloo"
 
 
-def launch(spec: dict[str, Any], *, world_size: int = 2, backend: str = "auto", timeout: float = 60.0) -> list[Any]:
+def launch(spec: dict[str, Any], *, world_size: WorldSize = 2, backend: Literal["auto", "gloo", "nccl"] = "auto",
+           timeout: Timeout = 60.0) -> list[Any]:
     """Run :mod:`cs336_lec2.distributed.worker` on ``spec`` as ``world_size`` ranks; return each rank's result.
 
     Each rank is a fresh ``python -m cs336_lec2.distributed.worker`` process started by torchrun (so it
@@ -196,20 +196,12 @@ def launch(spec: dict[str, Any], *, world_size: int = 2, backend: str = "auto", 
     :class:`WorkerError` with its error; if the ranks have not all finished after ``timeout`` seconds
     every process is stopped and ``TimeoutError`` is raised. Every process is gone when this returns.
     """
-    if not isinstance(spec, dict):
-        raise TypeError(f"spec must be a dict, got {type(spec).__name__}")
-    n = _check_world_size(world_size)
+    n = int(world_size)
     spec = _check_spec(spec, n)
-    backend = pick_backend(n) if backend == "auto" else check_choice("backend", backend, ("auto", "gloo", "nccl"))
+    backend = pick_backend(n) if backend == "auto" else backend
     if backend == "nccl" and torch.cuda.device_count() < n:
         raise ValueError(f"backend='nccl' needs a CUDA GPU per rank: world_size={n}, GPUs={torch.cuda.device_count()}")
-    try:
-        timeout = check_positive_real("timeout", timeout)
-        if timeout > MAX_TIMEOUT:  # 1e14 s overflowed the ranks' timedelta, 5-20 s after they started
-            raise ValueError
-    except (TypeError, ValueError):
-        raise ValueError(f"timeout must be a positive finite number of seconds (at most {MAX_TIMEOUT:g}), "
-                         f"got {timeout!r}") from None
+    timeout = float(timeout)
     _remove_stale_folders()
     with tempfile.TemporaryDirectory(prefix=f"cs336_lec2_dist_{os.getpid()}_") as tmp, sigterm_as_interrupt():
         out = Path(tmp)

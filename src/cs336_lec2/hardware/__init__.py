@@ -15,12 +15,13 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
 
 import torch
 
 from ..bilingual import in_zh, tr
-from ..checks import check_bool, check_int, check_positive_real
+from ..checks import Flag, PositiveCount, PositiveReal
 from ..device import cpu_name, device_arg
 from .accelerators import ACCELERATORS, DTYPE_KEYS, OVERRIDE_HINT, Accelerator, UnknownHardwareError, lookup
 from .cpus import CpuCore, core_from_flags, cpu_info, detect_core, parse_flags
@@ -34,7 +35,7 @@ __all__ = ["ACCELERATORS", "DTYPE_KEYS", "Accelerator", "CpuCore", "Peak", "Unkn
 class Peak:
     """A peak rate in FLOP/s for one dtype key on one device, with where the figure comes from."""
 
-    flops: float
+    flops: PositiveReal
     dtype: str
     device_name: str
     source: str
@@ -77,8 +78,8 @@ def peak_flops(
     dtype: torch.dtype | str,
     device: str | torch.device | None = None,
     *,
-    tf32: bool | None = None,
-    override: float | None = None,
+    tf32: Flag | None = None,
+    override: PositiveReal | None = None,
 ) -> Peak:
     """The dense peak (FLOP/s) for matmuls in ``dtype`` on ``device`` (None: the "auto" device).
 
@@ -90,15 +91,8 @@ def peak_flops(
     """
     key = dtype_key(dtype)
     dev = device_arg("device", device)
-    if tf32 is not None:
-        tf32 = check_bool("tf32", tf32)  # np.True_ too; "no" never
     use_tf32 = dev.type == "cuda" and key == "fp32" and (tf32_enabled() if tf32 is None else tf32)
     if override is not None:
-        try:
-            override = check_positive_real("override", override)  # 2**1100: a ValueError, not an OverflowError
-        except (TypeError, ValueError):
-            raise ValueError(f"override must be a positive finite FLOP/s figure (a number such as 989.4e12), "
-                             f"got {type(override).__name__} {override!r}") from None
         name = torch.cuda.get_device_name(dev) if dev.type == "cuda" else cpu_name() if dev.type == "cpu" else str(dev)
         return Peak(float(override), "tf32" if use_tf32 else key, name, "override given by the caller",
                     is_estimate=False)
@@ -123,7 +117,7 @@ def peak_or_none(
     dtype: torch.dtype | str,
     device: str | torch.device | None = None,
     *,
-    tf32: bool | None = None,
+    tf32: Flag | None = None,
     overrides: Mapping[str, float] | None = None,
 ) -> Peak | None:
     """:func:`peak_flops`, or None for a GPU the accelerator table does not know: then there is no MFU.
@@ -135,10 +129,6 @@ def peak_or_none(
     """
     key = dtype_key(dtype)
     dev = device_arg("device", device)
-    if tf32 is not None:
-        tf32 = check_bool("tf32", tf32)
-    if overrides is not None and not isinstance(overrides, Mapping):
-        raise TypeError(f"overrides must map modes such as 'bf16' to FLOP/s, got {type(overrides).__name__}")
     on_tf32 = dev.type == "cuda" and key == "fp32" and (tf32_enabled() if tf32 is None else tf32)
     mode = "tf32" if on_tf32 else key
     try:
@@ -236,9 +226,9 @@ def cpu_flops_per_cycle(key: str, flags: frozenset[str] | str, core: CpuCore | N
 def cpu_peak_estimate(
     dtype: torch.dtype | str = "fp32",
     *,
-    flags: frozenset[str] | str | None = None,
-    threads: int | None = None,
-    clock_hz: float | None = None,
+    flags: AbstractSet[str] | str | None = None,
+    threads: PositiveCount | None = None,
+    clock_hz: PositiveReal | None = None,
     core: CpuCore | None = None,
 ) -> Peak:
     """An ESTIMATED upper bound on this CPU's matmul peak (FLOP/s): threads x clock x FLOPs/cycle/core.
@@ -259,11 +249,9 @@ def cpu_peak_estimate(
     if threads is None:
         available = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
         threads = min(torch.get_num_threads(), available)
-    threads = check_int("threads", threads, minimum=1, max_bits=32)  # np.int64 too
     how = tr("given", "由参数给出")
     if clock_hz is None:
         clock_hz, how = cpu_clock_hz()
-    clock_hz = check_positive_real("clock_hz", clock_hz)  # in Hz; np.float32 too; True (1 Hz) never
     per_cycle, isa = cpu_flops_per_cycle(key, flags, core)
     source = tr(f"estimate = {threads} threads x {clock_hz / 1e9:.2f} GHz ({how}) x {per_cycle:g} FLOP/cycle "
                 f"({isa}); an upper bound, not a datasheet figure",

@@ -24,12 +24,12 @@ Sources (each :class:`CpuCore` names its own):
 from __future__ import annotations
 
 import contextlib
-import os
 import re
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
-from ..checks import check_path
+from ..checks import FilePath
 
 CPUINFO_PATH = "/proc/cpuinfo"
 _AMD_GUIDE = "AMD Software Optimization Guide for family {family} processors"
@@ -84,13 +84,13 @@ def parse_flags(flags: object) -> frozenset[str]:
     raise TypeError(f"flags must be a string such as 'avx2 fma' or a set of flag names, got {flags!r}")
 
 
-def cpu_info(path: str | os.PathLike[str] | None = None) -> dict[str, Any]:
+def cpu_info(path: FilePath | None = None) -> dict[str, Any]:
     """What ``/proc/cpuinfo`` says about the first CPU: vendor, family, model, Arm implementer/part, flags.
 
     Keys: ``vendor`` (str, "" if unknown), ``family``, ``model``, ``implementer``, ``part`` (int or
     None), ``model_name`` (str) and ``flags`` (frozenset; empty where the file is absent, as on macOS).
     """
-    path = CPUINFO_PATH if path is None else check_path("path", path)  # an int would be a file descriptor to open()
+    path = CPUINFO_PATH if path is None else Path(path)  # FilePath: an int would be a file descriptor to open()
     info: dict[str, Any] = {"vendor": "", "family": None, "model": None, "implementer": None, "part": None,
                             "model_name": "", "flags": frozenset()}
     fields = {"vendor_id": "vendor", "cpu family": "family", "model": "model", "CPU implementer": "implementer",
