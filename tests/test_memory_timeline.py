@@ -102,7 +102,7 @@ def test_accumulation_lowers_the_activations_at_the_peak() -> None:
     (lambda m, o, r: record_step(m, r[0], o), ValueError, "rows must be"),
     (lambda m, o, r: record_step(m, r, o, micro_batches=0), ValueError, "micro_batches"),
     (lambda m, o, r: record_step(m, r.tolist(), o), TypeError, "rows must be a torch.Tensor"),
-    (lambda m, o, r: record_step(m, r, None), TypeError, "optimizer must be a torch.optim"),  # type: ignore[arg-type]
+    (lambda m, o, r: record_step(m, r, None), TypeError, "optimizer must be a torch.optim.Optimizer"),  # type: ignore[arg-type]
 ])
 def test_record_step_rejects(call: object, error: type, match: str) -> None:
     model = TransformerLM.from_config(SMALL)
@@ -112,9 +112,9 @@ def test_record_step_rejects(call: object, error: type, match: str) -> None:
 
 def test_predicted_timeline_rejects() -> None:
     *_, timeline = _step(dataclasses.replace(SMALL, num_layers=1))
-    with pytest.raises(TypeError, match="config"):
+    with pytest.raises(TypeError, match="config must be a TransformerConfig"):
         predicted_timeline({"d_model": 64}, 4, 32, timeline)  # type: ignore[arg-type]
-    with pytest.raises(TypeError, match="measured must be the Timeline"):
+    with pytest.raises(TypeError, match="measured must be a Timeline"):
         predicted_timeline(SMALL, 4, 32, [1, 2])  # type: ignore[arg-type]
     with pytest.raises(ValueError, match="multiple of micro_batches"):
         predicted_timeline(SMALL, 4, 32, timeline, micro_batches=3)

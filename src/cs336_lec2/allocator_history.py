@@ -19,7 +19,7 @@ from typing import Any
 import numpy as np
 import torch
 
-from .checks import check_int
+from .checks import PositiveCount
 from .results import RESULTS_ENV
 
 
@@ -60,7 +60,7 @@ def allocator_series(events: Sequence[dict[str, Any]], allocated: int, reserved:
 
 
 def cuda_timeline(fn: Callable[[], Any], device: torch.device | str | None = None,
-                  *, max_entries: int = 100_000) -> tuple[Any, CudaTimeline]:
+                  *, max_entries: PositiveCount = 100_000) -> tuple[Any, CudaTimeline]:
     """Run ``fn()`` with CUDA's allocator history recorded: ``(fn's result, its CudaTimeline)``.
 
     Uses ``torch.cuda.memory._record_memory_history`` and ``_snapshot`` (private, stable since
@@ -75,7 +75,7 @@ def cuda_timeline(fn: Callable[[], Any], device: torch.device | str | None = Non
     base = (torch.cuda.memory_allocated(dev), torch.cuda.memory_reserved(dev))
     # Python stacks only: symbolising C++ frames can make the snapshot take seconds to minutes;
     # an earlier recording's events are cleared, so the trace starts at ``base``
-    torch.cuda.memory._record_memory_history(max_entries=check_int("max_entries", max_entries, minimum=1),
+    torch.cuda.memory._record_memory_history(max_entries=int(max_entries),
                                              stacks="python", clear_history=True)
     try:
         result = fn()

@@ -177,7 +177,8 @@ class ArgumentError(TypeError, ValueError):
 
 
 _NAMES = {"ndarray": "numpy_array", "Generator": "torch.Generator", "Tensor": "torch.Tensor",
-          "Module": "torch.nn.Module", "dtype": "torch.dtype", "device": "torch.device"}  # as a reader knows them
+          "Module": "torch.nn.Module", "dtype": "torch.dtype", "device": "torch.device",
+          "Optimizer": "torch.optim.Optimizer"}  # as a reader knows them
 
 
 def _words(hint: str) -> str:

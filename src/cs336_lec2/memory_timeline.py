@@ -26,8 +26,8 @@ from torch.utils._python_dispatch import TorchDispatchMode
 from torch.utils._pytree import tree_flatten
 
 from .activations import activation_bytes_per_layer
-from .checks import check_choice, check_int
-from .config import RECOMPUTE, TransformerConfig
+from .checks import Count, Flag, PositiveCount
+from .config import Recompute, TransformerConfig
 from .memory import optimizer_state_tensors
 from .transformer_accounting import parameter_count
 
@@ -63,10 +63,11 @@ class Timeline:
         """The first op after which the total reaches :attr:`peak`."""
         return int(self.total.argmax())
 
-    def at(self, index: int) -> dict[str, int]:
+    def at(self, index: Count) -> dict[str, int]:
         """Bytes by category after op ``index``."""
-        i = check_int("index", index, minimum=0, maximum=len(self.ops) - 1)
-        return {name: int(values[i]) for name, values in self.bytes.items()}
+        if index >= len(self.ops):
+            raise ValueError(f"index must be below {len(self.ops)} (the ops recorded), got {index}")
+        return {name: int(values[index]) for name, values in self.bytes.items()}
 
 
 class _Recorder(TorchDispatchMode):
@@ -169,7 +170,7 @@ def _hook_marks(model: torch.nn.Module, rec: _Recorder) -> list[Any]:
 
 
 def record_step(model: torch.nn.Module, rows: torch.Tensor, optimizer: torch.optim.Optimizer,
-                *, micro_batches: int = 1, warm_up: bool = True) -> Timeline:
+                *, micro_batches: PositiveCount = 1, warm_up: Flag = True) -> Timeline:
     """Record one training step of ``model`` on token ``rows`` ``(B, T + 1)``: next-token loss, AdamW.
 
     ``rows`` is split into ``micro_batches`` equal parts, each loss divided by their number and
@@ -180,12 +181,7 @@ def record_step(model: torch.nn.Module, rows: torch.Tensor, optimizer: torch.opt
     everything the loss creates in forward and backward, the saved activations (storages born in a
     forward pass and still alive at its end) and temporaries (the rest, the batch included).
     """
-    k = check_int("micro_batches", micro_batches, minimum=1)
-    for name, value, expected in (("model", model, torch.nn.Module), ("rows", rows, torch.Tensor),
-                                  ("optimizer", optimizer, torch.optim.Optimizer)):
-        if not isinstance(value, expected):
-            raise TypeError(f"{name} must be a {expected.__module__}.{expected.__qualname__}, "
-                            f"got {type(value).__name__}")
+    k = int(micro_batches)
     if rows.dim() != 2 or rows.shape[0] % k:
         raise ValueError(f"rows must be (B, T + 1) with B a multiple of micro_batches={k}, got {tuple(rows.shape)}")
     chunks = rows.chunk(k)
@@ -291,8 +287,8 @@ def _parts(c: TransformerConfig, b: int, t: int, recompute: str) -> _Parts:
     )
 
 
-def predicted_timeline(config: TransformerConfig, batch: int, seq_len: int, measured: Timeline,
-                       *, recompute: str = "none", micro_batches: int = 1) -> Timeline:
+def predicted_timeline(config: TransformerConfig, batch: PositiveCount, seq_len: PositiveCount, measured: Timeline,
+                       *, recompute: Recompute = "none", micro_batches: PositiveCount = 1) -> Timeline:
     """The step :func:`record_step` measured, predicted from the formulas at the same op boundaries.
 
     fp32 AdamW (4 bytes a parameter, 4 a gradient, 8 of state; its 4-byte step counters left out),
@@ -304,15 +300,10 @@ def predicted_timeline(config: TransformerConfig, batch: int, seq_len: int, meas
     the optimizer adds two temporaries as large as the largest parameter. Each region between two
     marks holds its largest value: a step function, read against the measured line.
     """
-    if not isinstance(c := config, TransformerConfig):
-        raise TypeError(f"config must be a TransformerConfig, got {type(config).__name__}")
-    if not isinstance(measured, Timeline):
-        raise TypeError(f"measured must be the Timeline record_step returned, got {type(measured).__name__}")
-    k = check_int("micro_batches", micro_batches, minimum=1)
-    b = check_int("batch", batch, minimum=1)
+    c, k, b = config, int(micro_batches), int(batch)
     if b % k:
         raise ValueError(f"batch must be a multiple of micro_batches={k}, got {b}")
-    p = _parts(c, b // k, check_int("seq_len", seq_len, minimum=1), check_choice("recompute", recompute, RECOMPUTE))
+    p = _parts(c, b // k, int(seq_len), recompute)
     grads_all = p.state["parameters"]
     n_ops, L = len(measured.ops), c.num_layers
     values = {name: np.zeros(n_ops, dtype=np.int64) for name in CATEGORIES}

@@ -19,9 +19,10 @@ from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any
 
 import torch
+from beartype.vale import Is
 
 # torch.profiler.profile wraps this one; its start probes hasattr(torch, "_inductor"), which imports
 # torch._inductor (and sympy): seconds on a CPU, for nothing a step's profile needs.
@@ -31,9 +32,10 @@ from torch.utils._python_dispatch import TorchDispatchMode
 from torch.utils._pytree import tree_flatten
 from torch.utils.flop_counter import flop_registry
 
-from .checks import check_int, check_positive_real
+from .checks import FilePath, PositiveReal, between
 from .device import device_arg
 
+Repeats = Annotated[int, Is[between(1, 1000)]]  # profiled steps: more than 1000 is a typo
 GROUPS = ("matmul", "attention", "norm", "elementwise", "optimizer", "rest")
 MATMUL_GROUPS = ("matmul", "attention")  # the groups whose FLOPs FlopCounterMode counts
 _MATMUL = {"linear", "addmm", "mm", "matmul", "addmv", "mv", "dot"}
@@ -143,10 +145,9 @@ class StepProfile:
         """Predicted FLOPs of the matmul and attention groups: what FlopCounterMode counts."""
         return sum(g.flops for g in self.groups if g.group in MATMUL_GROUPS)
 
-    def roofline_rows(self, peak: float, bandwidth: float) -> list[dict[str, Any]]:
+    def roofline_rows(self, peak: PositiveReal, bandwidth: PositiveReal) -> list[dict[str, Any]]:
         """Per group: intensity, achieved FLOP/s and bytes/s, the roof at that intensity, and its bound."""
-        peak = check_positive_real("peak", peak)
-        bandwidth = check_positive_real("bandwidth", bandwidth)
+        peak, bandwidth = float(peak), float(bandwidth)
         rows = []
         for g in self.groups:
             if g.seconds <= 0:
@@ -158,7 +159,7 @@ class StepProfile:
                              bound="memory" if g.intensity * bandwidth < peak else "compute"))
         return rows
 
-    def mfu_gap(self, model_flops: float, peak: float) -> dict[str, float]:
+    def mfu_gap(self, model_flops: PositiveReal, peak: PositiveReal) -> dict[str, float]:
         """The step's time in parts, each a share of the wall time, adding up to 1: ``"mfu"`` and ``1 - MFU``.
 
         ``overhead``: wall time no op covers (launches, Python, the autograd engine). ``memory-bound ops``:
@@ -167,8 +168,7 @@ class StepProfile:
         checkpointing), at the peak. ``matmuls below peak``: the rest of the matmul groups' time, beyond
         their FLOPs at the peak (negative only where matmuls beat the peak: then the peak is too low).
         """
-        model_flops = check_positive_real("model_flops", model_flops)
-        peak = check_positive_real("peak", peak)
+        model_flops, peak = float(model_flops), float(peak)
         wall = self.wall_seconds
         mm_time = sum(g.seconds for g in self.groups if g.group in MATMUL_GROUPS)
         used = model_flops / peak / wall
@@ -231,7 +231,7 @@ def step_marks(events: Iterable[Any]) -> list[Any]:
 
 
 def profile_step(step: Callable[[], Any], device: str | torch.device | None = None, *,
-                 trace: str | Path | None = None, repeats: int = 3) -> StepProfile:
+                 trace: FilePath | None = None, repeats: Repeats = 3) -> StepProfile:
     """Predict and measure ``step`` (a full training step) per op group; see the module doc.
 
     ``step`` runs once to predict, once as a warm-up under the profiler (whose first step runs slower),
@@ -239,9 +239,6 @@ def profile_step(step: Callable[[], Any], device: str | torch.device | None = No
     :func:`~cs336_lec2.timing.benchmark`'s fastest repeat. Warm ``step`` up first. ``trace``: a path for
     ``prof.export_chrome_trace``, the JSON that chrome://tracing and Perfetto (ui.perfetto.dev) open.
     """
-    if not callable(step):
-        raise TypeError(f"step must be callable, got {type(step).__name__}")
-    repeats = check_int("repeats", repeats, minimum=1, maximum=1000)
     dev = device_arg("device", device)
     predictor = _Predictor()
 

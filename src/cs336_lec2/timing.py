@@ -13,7 +13,7 @@ import math
 import numbers
 import statistics
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import partial
 from typing import Annotated, Any
@@ -21,8 +21,8 @@ from typing import Annotated, Any
 import torch
 from beartype.vale import Is
 
-from .checks import PositiveCount, between, check_int, check_positive_real, is_bool
-from .device import device_arg
+from .checks import PositiveCount, PositiveReal, between, is_bool, is_int, rule
+from .device import FloatDtype, device_arg
 from .flops import matmul_flops
 
 MAX_SECONDS = 1e6  # one repeat of 11.6 days: a broken clock, never a timing
@@ -236,12 +236,21 @@ class Ceiling:
     dtype: torch.dtype
 
 
-def ceiling_shapes(n: int, *, count: int = 20, multiple: int = 64) -> tuple[tuple[int, int, int], ...]:
+@rule("a non-empty sequence of (m, k, n) triples of positive ints")
+def _shapes(shapes: Any) -> bool:
+    return bool(len(shapes) > 0 and all(
+        isinstance(s, (tuple, list)) and len(s) == 3 and all(is_int(x) and x > 0 for x in s) for s in shapes))
+
+
+Shapes = Annotated[Sequence[Sequence[int]], Is[_shapes]]
+
+
+def ceiling_shapes(n: PositiveCount, *, count: Repeats = 20,
+                   multiple: PositiveCount = 64) -> tuple[tuple[int, int, int], ...]:
     """``count`` matmul shapes ``(m, k, n)`` around a target size ``n``, as ml-engineering's MAMF finder
     sweeps them: squares at 1/2, 3/4, 1, 5/4 and 3/2 of ``n``, then each size with one dimension doubled;
     sizes rounded up to a ``multiple`` (64: what tensor cores and vector units tile by)."""
-    n, count = check_int("n", n, minimum=1), check_int("count", count, minimum=1, maximum=MAX_REPEATS)
-    multiple = check_int("multiple", multiple, minimum=1)
+    n, count, multiple = int(n), int(count), int(multiple)
     sizes = dict.fromkeys(max(multiple, -(-round(n * f) // multiple) * multiple) for f in (1, 0.75, 1.25, 0.5, 1.5))
     shapes = [(s, s, s) for s in sizes] + [shape for s in sizes for shape in ((2 * s, s, s), (s, 2 * s, s),
                                                                              (s, s, 2 * s))]
@@ -249,27 +258,22 @@ def ceiling_shapes(n: int, *, count: int = 20, multiple: int = 64) -> tuple[tupl
 
 
 def matmul_ceiling(
-    shapes: tuple[tuple[int, int, int], ...] | list[tuple[int, int, int]],
-    dtype: torch.dtype = torch.float32,
+    shapes: Shapes,
+    dtype: FloatDtype = torch.float32,
     device: str | torch.device | None = None,
     *,
-    warmup: int = 1,
-    repeats: int = 3,
-    budget_s: float | None = None,
+    warmup: Warmup = 1,
+    repeats: Repeats = 3,
+    budget_s: PositiveReal | None = None,
 ) -> Ceiling:
     """The maximum achievable matmul FLOP/s over ``shapes`` (ml-engineering's MAMF): each ``(m, k, n)`` timed
     by :func:`benchmark` (CUDA events on a GPU, ``perf_counter`` on a CPU), its FASTEST repeat kept, and
     the best rate over all shapes returned with its shape. Inputs are random (as a model's are).
     ``budget_s``: no new shape starts after this many seconds (the first always runs); ``tried`` says
     which ran. A slow dtype (bf16 on a CPU without bf16 units) then costs the budget, not minutes."""
-    if not isinstance(dtype, torch.dtype) or not dtype.is_floating_point:
-        raise TypeError(f"dtype must be a floating-point torch.dtype such as torch.bfloat16, got {dtype!r}")
-    shapes = tuple((check_int("m", m, minimum=1), check_int("k", k, minimum=1), check_int("n", n, minimum=1))
-                   for m, k, n in shapes)
-    if not shapes:
-        raise ValueError("shapes must hold at least one (m, k, n)")
+    shapes = tuple((int(m), int(k), int(n)) for m, k, n in shapes)
     dev = device_arg("device", device)
-    budget = math.inf if budget_s is None else check_positive_real("budget_s", budget_s)
+    budget = math.inf if budget_s is None else float(budget_s)
     best: tuple[float, tuple[int, int, int]] = (0.0, shapes[0])
     tried: list[tuple[int, int, int]] = []
     # a private generator on the device, as matmul_flops_per_sec's: the caller's random streams stay as they were

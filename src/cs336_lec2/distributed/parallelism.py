@@ -17,69 +17,62 @@ Chapter 14 teaches them in a paragraph each; the formulas live here, without tor
 
 from __future__ import annotations
 
-from ..checks import check_choice, check_int, check_positive_real
+from typing import Literal, get_args
 
-SCHEDULES = ("gpipe", "1f1b")
+from ..checks import Count, PositiveCount, PositiveReal
+from . import Params
+
+Schedule = Literal["gpipe", "1f1b"]
+SCHEDULES = get_args(Schedule)
 
 
-def pipeline_bubble(stages: int, micro_batches: int) -> float:
+def pipeline_bubble(stages: PositiveCount, micro_batches: PositiveCount) -> float:
     """Idle fraction of a step of ``stages`` pipeline stages and ``micro_batches`` micro-batches: (p-1)/(m+p-1)."""
-    p = check_int("stages", stages, minimum=1)
-    m = check_int("micro_batches", micro_batches, minimum=1)
+    p, m = int(stages), int(micro_batches)
     return (p - 1) / (m + p - 1)
 
 
-def pipeline_in_flight(stages: int, micro_batches: int, schedule: str = "1f1b") -> int:
+def pipeline_in_flight(stages: PositiveCount, micro_batches: PositiveCount, schedule: Schedule = "1f1b") -> int:
     """Micro-batches whose activations the first stage holds at once: ``m`` for GPipe, ``min(p, m)`` for 1F1B.
 
     GPipe runs every forward pass before any backward pass; 1F1B starts the backward pass of a
     micro-batch as soon as the last stage has it, so stage ``i`` holds at most ``p - i`` at a time.
     """
-    p = check_int("stages", stages, minimum=1)
-    m = check_int("micro_batches", micro_batches, minimum=1)
-    return m if check_choice("schedule", schedule, SCHEDULES) == "gpipe" else min(p, m)
+    p, m = int(stages), int(micro_batches)
+    return m if schedule == "gpipe" else min(p, m)
 
 
-def ring_attention_bytes(seq_len: int, batch: int, kv_width: int, cp: int, *, bytes_per_value: int = 2) -> float:
+def ring_attention_bytes(seq_len: PositiveCount, batch: PositiveCount, kv_width: PositiveCount,
+                         cp: PositiveCount, *, bytes_per_value: PositiveCount = 2) -> float:
     """Bytes each GPU sends per layer's forward pass under ring attention over ``cp`` GPUs.
 
     Each GPU holds ``seq_len / cp`` tokens' keys and values (``kv_width`` values each: the KV heads
     times the head size) and passes them on ``cp - 1`` times, so every GPU sees every key.
     The backward pass sends about twice as much (the keys and values again, and their gradients).
     """
-    s = check_int("seq_len", seq_len, minimum=1)
-    b = check_int("batch", batch, minimum=1)
-    width = check_int("kv_width", kv_width, minimum=1)
-    n = check_int("cp", cp, minimum=1)
-    per_value = check_int("bytes_per_value", bytes_per_value, minimum=1)
-    return (n - 1) * 2 * (s / n) * b * width * per_value
+    s, b, width, n = int(seq_len), int(batch), int(kv_width), int(cp)
+    return (n - 1) * 2 * (s / n) * b * width * int(bytes_per_value)
 
 
-def all_to_all_seconds(tokens: int, width: int, top_k: int, ep: int, link: float, *,
-                       bytes_per_value: int = 2) -> float:
+def all_to_all_seconds(tokens: Count, width: PositiveCount, top_k: PositiveCount, ep: PositiveCount,
+                       link: PositiveReal, *, bytes_per_value: PositiveCount = 2) -> float:
     """Seconds of one MoE layer's forward all-to-alls (dispatch, then combine) over ``ep`` GPUs.
 
     Each GPU routes its ``tokens`` to ``top_k`` experts each; a uniform router sends ``(ep - 1) / ep``
     of those ``width``-value copies to other GPUs, once to dispatch and once to bring the results
     back, all through the GPU's own ``link`` (bytes/s): across nodes, its one NIC.
     """
-    t = check_int("tokens", tokens, minimum=0)
-    h = check_int("width", width, minimum=1)
-    k = check_int("top_k", top_k, minimum=1)
-    n = check_int("ep", ep, minimum=1)
-    per_value = check_int("bytes_per_value", bytes_per_value, minimum=1)
-    return 2 * (n - 1) / n * t * k * h * per_value / check_positive_real("link", link)
+    t, h, k, n = int(tokens), int(width), int(top_k), int(ep)
+    return 2 * (n - 1) / n * t * k * h * int(bytes_per_value) / float(link)
 
 
-def parallel_state_bytes(num_params: int, tp: int, pp: int, dp: int, *, param_bytes: int = 2,
-                         grad_bytes: int = 2, optimizer_bytes: int = 12) -> float:
+def parallel_state_bytes(num_params: Params, tp: PositiveCount, pp: PositiveCount, dp: PositiveCount, *,
+                         param_bytes: Count = 2, grad_bytes: Count = 2, optimizer_bytes: Count = 12) -> float:
     """Bytes of training state per GPU: weights over ``tp · pp``, gradients and optimizer state also over ``dp``.
 
     Llama 3 405B's layout (Dubey et al. 2024, section 3.3.2): tensor parallelism inside the node,
     pipeline stages across nodes, and FSDP over data-parallel ranks that shards optimizer state and
     gradients but keeps the weights gathered from the forward to the backward pass (ZeRO-2).
     """
-    psi = check_int("num_params", num_params, minimum=0, max_bits=512)
-    t, p, d = (check_int(name, v, minimum=1) for name, v in (("tp", tp), ("pp", pp), ("dp", dp)))
-    shard = psi / (t * p)
-    return shard * param_bytes + shard * (grad_bytes + optimizer_bytes) / d
+    shard = int(num_params) / (int(tp) * int(pp))
+    return shard * int(param_bytes) + shard * (int(grad_bytes) + int(optimizer_bytes)) / int(dp)
