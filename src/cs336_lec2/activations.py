@@ -19,7 +19,7 @@ from __future__ import annotations
 import math
 from typing import Literal, get_args
 
-from .checks import Count, Flag, PositiveCount
+from .checks import Count, Flag, PositiveCount, beartype_on_first_call
 from .config import RECOMPUTE, Recompute, TransformerConfig
 from .transformer_accounting import parameter_count
 
@@ -213,3 +213,6 @@ def training_step_bytes(
         every = max(1, round(math.sqrt(c.num_layers)))
         acts = segment_checkpoint_bytes(c.num_layers, every, layer["selective"], layer["full"])
     return state + acts + 2 * logits_bytes(c, b, s)
+
+
+beartype_on_first_call(globals())  # beartype checks this module's calls from the first (checks.py)

@@ -30,6 +30,8 @@ from functools import cache
 from html import escape
 from typing import Any
 
+from .checks import beartype_on_first_call
+
 LANGUAGES = ("en", "zh")
 LANG_KEY = "lang"  # the key of an output's metadata that names its language
 ALT_KEY = "alt"  # the key of an image output's metadata that holds its alt text
@@ -335,3 +337,6 @@ def _show_figure(draw: Callable[..., Any], lang: str | None, alt: str, dpi: int,
     if tagged and lang is not None:
         metadata[LANG_KEY] = lang
     _publish({"image/png": png, "text/plain": f"<{alt}>"}, metadata)
+
+
+beartype_on_first_call(globals())  # beartype checks this module's calls from the first (checks.py)

@@ -40,7 +40,7 @@ from typing import Any, Literal
 from .activations import activation_bytes_per_layer, embedding_dropout_bytes, logits_bytes, segment_checkpoint_bytes
 from .calculator_memory import CUDA_CONTEXT_BYTES, largest_fsdp_unit, transient_bytes  # noqa: F401 (re-exported)
 from .catalog import ACCELERATORS, CLUSTERS, DDP_BUCKET_BYTES, DDP_FIRST_BUCKET_BYTES, PUBLISHED, TOKEN_BUDGETS
-from .checks import is_bool
+from .checks import beartype_on_first_call, is_bool
 from .config import NORMS, POSITIONS, RECOMPUTE, TransformerConfig
 from .distributed import STAGES, step_communication, zero_memory
 from .distributed.cluster import breakeven_tokens, step_seconds
@@ -448,3 +448,4 @@ def page_schema() -> dict[str, Any]:
             "linked": list(LINKED), "url": URL_GRAMMAR}
 
 
+beartype_on_first_call(globals())  # beartype checks this module's calls from the first (checks.py)

@@ -13,6 +13,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from .checks import beartype_on_first_call
+
 # The CUDA context: the driver's state and the loaded kernels, held from the first CUDA call on and
 # invisible to PyTorch's allocator (torch.cuda.memory_reserved does not count it; nvidia-smi does).
 # Hugging Face's "Model training anatomy" (huggingface/transformers, docs/source/en/model_memory_anatomy.md)
@@ -46,3 +48,6 @@ def transient_bytes(c: Mapping[str, Any], counts: Any, recipe: Mapping[str, int]
     gathered = 2 * largest_fsdp_unit(counts, c["num_layers"]) * recipe["param_bytes"] if c["stage"] == "zero3" else 0
     buckets = counts.total * recipe["grad_bytes"] if c["stage"] == "dp" else 0
     return {"logits_grad": logits, "gathered": gathered, "ddp_buckets": buckets, "cuda_context": CUDA_CONTEXT_BYTES}
+
+
+beartype_on_first_call(globals())  # beartype checks this module's calls from the first (checks.py)

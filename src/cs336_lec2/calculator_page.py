@@ -13,6 +13,7 @@ import json
 from typing import Any
 
 from .calculator import page_data as calculator_data
+from .checks import beartype_on_first_call
 from .validation import page_rows
 
 
@@ -36,3 +37,6 @@ def main() -> None:
 
 if __name__ == "__main__":
     main()
+
+
+beartype_on_first_call(globals())  # beartype checks this module's calls from the first (checks.py)

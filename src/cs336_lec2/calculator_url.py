@@ -29,6 +29,7 @@ from typing import Any
 from urllib.parse import quote, unquote
 
 from .calculator import FIELDS, LINKED, URL_GRAMMAR, URL_KEYS, normalize
+from .checks import beartype_on_first_call
 
 WHOLE = re.compile(URL_GRAMMAR["int"])
 TOKENS = re.compile(URL_GRAMMAR["tokens"])
@@ -144,3 +145,6 @@ def url_of(config: Mapping[str, Any]) -> str:
                 if isinstance(value, float) else str(value))
         parts.append(f"{URL_KEYS[key]}={quote(text, safe=SAFE)}")
     return "#" + "&".join(parts)
+
+
+beartype_on_first_call(globals())  # beartype checks this module's calls from the first (checks.py)

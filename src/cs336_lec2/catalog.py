@@ -21,7 +21,7 @@ from types import MappingProxyType
 from typing import Any
 
 from .bilingual import Bilingual
-from .checks import NonNegativeReal, PositiveCount, PositiveReal
+from .checks import NonNegativeReal, PositiveCount, PositiveReal, beartype_on_first_call
 from .config import TransformerConfig
 from .transformer_accounting import ParameterCount, parameter_count
 
@@ -397,3 +397,6 @@ PUBLISHED_RUNS: list[dict[str, Any]] = [
       for key, name, hours in (("llama2-7b", "Llama 2 7B", 184_320), ("llama2-13b", "Llama 2 13B", 368_640),
                                ("llama2-70b", "Llama 2 70B", 1_720_320))),
 ]
+
+
+beartype_on_first_call(globals())  # beartype checks this module's calls from the first (checks.py)

@@ -17,15 +17,18 @@ No numpy here: the accounting core imports without it. To mypy the named types a
 
 from __future__ import annotations
 
+import functools
+import inspect
 import math
 import numbers
 import os
 import re
+import sys
 from collections.abc import Callable, Iterable, Sequence
-from typing import TYPE_CHECKING, Annotated, Any, SupportsFloat, TypeVar
+from typing import TYPE_CHECKING, Annotated, Any, SupportsFloat, TypeVar, get_origin
 
-from beartype import BeartypeConf, FrozenDict
-from beartype.vale import Is
+if TYPE_CHECKING:
+    from beartype import BeartypeConf
 
 MAX_BITS = 1000  # a count meets a float somewhere (float(2**1024) overflows): 2**1000 is beyond any real size
 
@@ -131,6 +134,54 @@ def _path(p: Any) -> bool:
     return isinstance(text, str) and bool(text.strip()) and "\0" not in text
 
 
+# Bytes must stay within a float (~2**1024): parameter counts up to 2**512, bytes per value up to 2**64.
+@rule("a non-negative int below 2**512")
+def _params(n: int) -> bool:
+    return bool(int(n).bit_length() <= 512)
+
+
+@rule("a positive int below 2**512")
+def _positive_params(n: int) -> bool:
+    return bool(n > 0)
+
+
+@rule("a non-negative int below 2**64")
+def _state_bytes(n: int) -> bool:
+    return bool(int(n).bit_length() <= 64)
+
+
+@rule("a positive int below 2**64")
+def _value_bytes(n: int) -> bool:
+    return bool(n > 0 and int(n).bit_length() <= 64)
+
+
+@rule("a positive int up to 2**20")
+def _ranks(n: int) -> bool:
+    return bool(n <= 2**20)
+
+
+@rule("a positive int up to 2**40")
+def _world(n: int) -> bool:
+    return bool(n <= 2**40)  # 2**1100 met a float: OverflowError
+
+
+@rule("a positive int below 2**31")
+def _units(n: int) -> bool:
+    return bool(n < 2**31)
+
+
+class _Rule:
+    """A named rule in an ``Annotated`` type, standing for beartype's ``Is[rule]`` until beartype is
+    imported (:func:`_conf` swaps it in through ``hint_overrides``): the accounting core imports without
+    beartype. Its repr is ``Is[rule]``, as beartype's messages print it."""
+
+    def __init__(self, validator: Callable[[Any], bool]) -> None:
+        self.validator = validator
+
+    def __repr__(self) -> str:
+        return f"Is[{self.validator.__name__}]"
+
+
 if TYPE_CHECKING:  # what mypy sees: the plain types (numbers' ABCs are no supertypes of int to mypy)
     Count = int
     PositiveCount = int
@@ -144,25 +195,35 @@ if TYPE_CHECKING:  # what mypy sees: the plain types (numbers' ABCs are no super
     Probability = float
     Flag = bool
     FilePath = str | os.PathLike[str]
+    Params = PositiveParams = StateBytes = ValueBytes = Ranks = WorldSize = Units = int
 else:
-    Count = Annotated[numbers.Integral, Is[_count]]
-    PositiveCount = Annotated[numbers.Integral, Is[_positive_count]]
-    WholeCount = Annotated[numbers.Real, Is[_whole]]
-    PositiveWholeCount = Annotated[numbers.Real, Is[_positive_whole]]
-    Counts = Annotated[Sequence, Is[_counts]]
-    Real = Annotated[object, Is[_real]]
-    NonNegativeReal = Annotated[object, Is[_non_negative_real]]
-    PositiveReal = Annotated[object, Is[_positive_real]]
+    Count = Annotated[numbers.Integral, _Rule(_count)]
+    PositiveCount = Annotated[numbers.Integral, _Rule(_positive_count)]
+    WholeCount = Annotated[numbers.Real, _Rule(_whole)]
+    PositiveWholeCount = Annotated[numbers.Real, _Rule(_positive_whole)]
+    Counts = Annotated[Sequence, _Rule(_counts)]
+    Real = Annotated[object, _Rule(_real)]
+    NonNegativeReal = Annotated[object, _Rule(_non_negative_real)]
+    PositiveReal = Annotated[object, _Rule(_positive_real)]
     Rate = PositiveReal
-    Probability = Annotated[object, Is[_probability]]
-    Flag = Annotated[object, Is[_flag]]
-    FilePath = Annotated[object, Is[_path]]
+    Probability = Annotated[object, _Rule(_probability)]
+    Flag = Annotated[object, _Rule(_flag)]
+    FilePath = Annotated[object, _Rule(_path)]
+    Params = Annotated[Count, _Rule(_params)]
+    PositiveParams = Annotated[Params, _Rule(_positive_params)]
+    StateBytes = Annotated[Count, _Rule(_state_bytes)]
+    ValueBytes = Annotated[Count, _Rule(_value_bytes)]
+    Ranks = Annotated[PositiveCount, _Rule(_ranks)]
+    WorldSize = Annotated[PositiveCount, _Rule(_world)]
+    Units = Annotated[PositiveCount, _Rule(_units)]
 # Count: a whole number of things (elements, bytes, steps), 0 allowed. PositiveCount: a size of at least
 # 1 (a batch, a width, a number of layers). Counts: a shape, a list of sizes (each element checked).
 # WholeCount: a count a reader may write as a float (70e9 parameters). Real: a finite real number.
 # PositiveReal: a time, a size in bytes. Rate: a positive number or anything with __float__ (a Peak).
 # Probability: a share, a momentum, a dropout rate. Flag: a real bool (numpy's too), never 0, 1 or
 # "False". FilePath: a str or os.PathLike, not blank ("" is "here" to open(); an int a file descriptor).
+# Params: a parameter count (PositiveParams: at least 1); StateBytes, ValueBytes: bytes of training state and
+# of one value; Ranks, WorldSize: processes and GPUs; Units: FSDP's wrapped units.
 
 
 class ArgumentError(TypeError, ValueError):
@@ -221,15 +282,112 @@ def _one_line(message: str) -> str:
     return f"{call}(): {name} must be {_words(hint.rstrip('.'))}, got {got}"
 
 
-CONF = BeartypeConf(
-    is_color=False, claw_is_pep526=False, violation_type=ArgumentError,
-    hint_overrides=FrozenDict({int: numbers.Integral, float: numbers.Real}),
-    claw_skip_package_names=("cs336_lec2.publish",),
-)
-"""How beartype checks the package: plain text; local variables unchecked (only what crosses a call); an
-``int`` any integer and a ``float`` any real number, numpy's too (``float`` takes an int, as PEP 484's
-tower says); a violation an :class:`ArgumentError`. The publisher (a command line, checked where its
-arguments enter) is left out."""
+# The accounting core (tests/test_imports.py), the ZeRO accounting and the bilingual helpers the core uses:
+# imported without beartype (importing it takes ~0.2 s of CPU, decorating the core's ~130 functions as much
+# again), each checked from its first call on (beartype_on_first_call) unless the import hook was already
+# installed when it was imported. The hook is installed when any other module of the package is imported
+# (cs336_lec2/__init__.py).
+BEARTYPED_ON_FIRST_CALL = tuple(f"cs336_lec2.{name}" for name in (
+    "config", "transformer_accounting", "activations", "napkin", "catalog", "distributed", "distributed.cluster",
+    "distributed.nccl", "distributed.parallelism", "calculator", "calculator_memory", "calculator_url",
+    "calculator_page", "validation", "bilingual"))
+
+
+@functools.cache
+def conf() -> BeartypeConf:
+    """How beartype checks the package: plain text; local variables unchecked (only what crosses a call);
+    an ``int`` any integer and a ``float`` any real number, numpy's too (``float`` takes an int, as PEP
+    484's tower says); each named type's rules as beartype's validators; a violation an
+    :class:`ArgumentError`. The publisher (a command line, checked where its arguments enter) is left out."""
+    from beartype import BeartypeConf, FrozenDict
+    from beartype.vale import Is
+
+    named = {hint: Annotated[(hint.__origin__, *(Is[m.validator] if isinstance(m, _Rule) else m
+                                                 for m in hint.__metadata__))]
+             for hint in globals().values() if get_origin(hint) is Annotated}
+    return BeartypeConf(
+        is_color=False, claw_is_pep526=False, violation_type=ArgumentError,
+        hint_overrides=FrozenDict({int: numbers.Integral, float: numbers.Real, **named}),
+        claw_skip_package_names=("cs336_lec2.publish",),
+    )
+
+
+def __getattr__(name: str) -> Any:
+    if name == "CONF":  # made on first use (conf()): the core imports without beartype
+        return conf()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+if TYPE_CHECKING:
+    CONF: BeartypeConf
+    """beartype's configuration for the package (:func:`conf`), made when first read."""
+
+
+def _at_import() -> bool:
+    """Whether the package is running one of its modules' top level (being imported): the constants it
+    builds there (the catalog's models and clusters) are built unchecked, and tests check them."""
+    frame = sys._getframe(2)
+    while frame is not None:
+        if frame.f_code.co_name == "<module>" and str(frame.f_globals.get("__name__")).startswith("cs336_lec2."):
+            return True
+        frame = frame.f_back  # type: ignore[assignment]
+    return False
+
+
+def _on_first_call(fn: Callable[..., Any]) -> Callable[..., Any]:
+    """``fn``, checked by beartype as the import hook would, decorated when it is first called."""
+    checked: Callable[..., Any] | None = None
+
+    @functools.wraps(fn)
+    def call(*args: Any, **kwargs: Any) -> Any:
+        nonlocal checked
+        if checked is None:
+            if _at_import():
+                return fn(*args, **kwargs)
+            from beartype import beartype
+
+            checked = beartype(fn, conf=conf())
+        return checked(*args, **kwargs)
+
+    return call
+
+
+def _on_first_instance(cls: type) -> None:
+    """``cls`` checked by beartype (every method, its dataclass ``__init__`` too) from its first instance on."""
+    init = cls.__dict__["__init__"]
+
+    def first(self: Any, *args: Any, **kwargs: Any) -> None:
+        if _at_import():
+            return init(self, *args, **kwargs)  # type: ignore[no-any-return]
+        from beartype import beartype
+
+        type.__setattr__(cls, "__init__", init)  # back, then beartype decorates the class in place
+        beartype(cls, conf=conf())
+        cls.__init__(self, *args, **kwargs)  # type: ignore[misc]
+
+    type.__setattr__(cls, "__init__", functools.wraps(init)(first))
+
+
+def beartype_on_first_call(namespace: dict[str, Any]) -> None:
+    """Check the calls of the functions and classes a module defines (its ``globals()``), from the first.
+
+    What beartype's import hook does at import (decorate every function, :func:`conf`), done when each is
+    first called; nothing when the module came through the hook. A module of :data:`BEARTYPED_ON_FIRST_CALL`
+    calls this on its last line. A class is checked from its first instance (a class without its own
+    ``__init__`` is left as it is); a function another module-level object captured before (a default
+    argument, a table) is called unchecked through it.
+    """
+    spec = namespace.get("__spec__")
+    if spec is not None and type(spec.loader).__module__.startswith("beartype."):
+        return  # loaded through beartype's import hook: every function is checked already
+    module = namespace["__name__"]
+    for name, obj in list(namespace.items()):
+        if getattr(obj, "__module__", None) != module:
+            continue
+        if inspect.isfunction(obj):
+            namespace[name] = _on_first_call(obj)
+        elif inspect.isclass(obj) and "__init__" in obj.__dict__:
+            _on_first_instance(obj)
 
 
 def _got(value: object) -> str:

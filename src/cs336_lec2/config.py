@@ -17,7 +17,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Literal, get_args
 
-from .checks import Flag, PositiveCount, Probability
+from .checks import Flag, PositiveCount, Probability, beartype_on_first_call
 
 Norm = Literal["layernorm", "rmsnorm"]
 Positions = Literal["learned", "rope"]
@@ -112,3 +112,6 @@ class TransformerConfig:
     def kv_dim(self) -> int:
         """Width of the K (and of the V) projection: ``num_kv_heads · head_dim`` (``d`` without GQA)."""
         return self.kv_heads * self.head_dim
+
+
+beartype_on_first_call(globals())  # beartype checks this module's calls from the first (checks.py)

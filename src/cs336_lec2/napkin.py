@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Literal
 
-from .checks import PositiveCount, PositiveReal, PositiveWholeCount, Rate, WholeCount
+from .checks import PositiveCount, PositiveReal, PositiveWholeCount, Rate, WholeCount, beartype_on_first_call
 
 # Buffers each optimizer keeps per parameter (each the size of the parameter): SGD none, SGD with
 # momentum the velocity, AdaGrad the running sum of squared gradients, Adam/AdamW the first and
@@ -118,3 +118,6 @@ def bytes_per_param_breakdown(optimizer: OptimizerName = "adamw",
 def bytes_per_param(optimizer: OptimizerName = "adamw", precision: PrecisionName = "mixed_bf16") -> int:
     """Bytes of training state per parameter (activations excluded): 16 for AdamW in either precision."""
     return sum(bytes_per_param_breakdown(optimizer, precision).values())
+
+
+beartype_on_first_call(globals())  # beartype checks this module's calls from the first (checks.py)

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from .checks import Flag, PositiveCount, PositiveReal, Probability
+from .checks import Flag, PositiveCount, PositiveReal, Probability, beartype_on_first_call
 from .config import Recompute, TransformerConfig
 
 
@@ -190,3 +190,6 @@ def seq_len_for_attention_share(config: TransformerConfig, share: Probability) -
     except OverflowError:  # a config of 2**1000 values: exact as an int, beyond a float
         raise ValueError(f"config holds about 2**{matmul_parameters(c).bit_length()} matmul parameters: the "
                          "sequence length does not fit in a float") from None
+
+
+beartype_on_first_call(globals())  # beartype checks this module's calls from the first (checks.py)

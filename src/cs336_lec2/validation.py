@@ -29,6 +29,7 @@ from typing import Any
 
 from .calculator import calculate
 from .catalog import ACCELERATORS, PUBLISHED_RUNS, RUN_SHORT, RUN_SOURCES
+from .checks import beartype_on_first_call
 
 GIB = 2**30
 
@@ -70,3 +71,6 @@ def page_rows() -> list[dict[str, Any]]:
     return [{**{k: v for k, v in run.items() if k != "source"}, "source": RUN_SOURCES[run["source"]],
              "source_short": RUN_SHORT[run["source"]],
              "card": ACCELERATORS[run["config"]["gpu"]].name, "calc": compare(run)} for run in PUBLISHED_RUNS]
+
+
+beartype_on_first_call(globals())  # beartype checks this module's calls from the first (checks.py)

@@ -23,11 +23,20 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import Annotated, Literal, get_args
+from typing import Literal, get_args
 
-from beartype.vale import Is
-
-from ..checks import Count, Counts, Flag, NonNegativeReal, PositiveCount, rule
+from ..checks import (
+    Count,
+    Counts,
+    Flag,
+    NonNegativeReal,
+    Params,
+    PositiveCount,
+    Ranks,
+    StateBytes,
+    ValueBytes,
+    beartype_on_first_call,
+)
 
 Stage = Literal["dp", "zero1", "zero2", "zero3"]
 Strategy = Literal["ddp", "zero1", "fsdp2"]  # the PyTorch implementations of dp, zero1 and zero3 (= FSDP)
@@ -35,33 +44,6 @@ Collective = Literal["all_reduce", "all_gather", "reduce_scatter", "broadcast"]
 STAGES: tuple[Stage, ...] = get_args(Stage)
 STRATEGIES: tuple[Strategy, ...] = get_args(Strategy)
 COLLECTIVES: tuple[Collective, ...] = get_args(Collective)
-
-
-# Bytes must stay within a float (~2**1024): parameter counts up to 2**512, bytes per value up to 2**64.
-@rule("a non-negative int below 2**512")
-def _params(n: int) -> bool:
-    return bool(int(n).bit_length() <= 512)
-
-
-@rule("a non-negative int below 2**64")
-def _state_bytes(n: int) -> bool:
-    return bool(int(n).bit_length() <= 64)
-
-
-@rule("a positive int below 2**64")
-def _value_bytes(n: int) -> bool:
-    return bool(n > 0 and int(n).bit_length() <= 64)
-
-
-@rule("a positive int up to 2**20")
-def _ranks(n: int) -> bool:
-    return bool(n <= 2**20)
-
-
-Params = Annotated[Count, Is[_params]]
-StateBytes = Annotated[Count, Is[_state_bytes]]
-ValueBytes = Annotated[Count, Is[_value_bytes]]
-Ranks = Annotated[PositiveCount, Is[_ranks]]
 
 
 @dataclass(frozen=True)
@@ -184,3 +166,6 @@ def expected_state_bytes(
     local = sum(fsdp_shard_numel(shape, n, rank) for shape in shapes)
     stored = sum(fsdp_shard_numel(shape, n, rank, padded=True) for shape in shapes)
     return RankMemory(b * stored, b * stored, k * b * local + s * len(numels))
+
+
+beartype_on_first_call(globals())  # beartype checks this module's calls from the first (checks.py)

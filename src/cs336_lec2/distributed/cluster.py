@@ -23,9 +23,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import asdict, replace
-from typing import Annotated, Literal
-
-from beartype.vale import Is
+from typing import Literal
 
 from ..catalog import (  # noqa: F401  (chapter 14 reads them as cluster.X)
     CLUSTERS,
@@ -36,28 +34,19 @@ from ..catalog import (  # noqa: F401  (chapter 14 reads them as cluster.X)
     NDR_NCCL,
     Cluster,
 )
-from ..checks import NonNegativeReal, PositiveCount, PositiveReal, rule
-from . import Collective, Params, Stage, ValueBytes, ring_bytes
+from ..checks import (
+    NonNegativeReal,
+    Params,
+    PositiveParams,
+    PositiveReal,
+    Units,
+    ValueBytes,
+    WorldSize,
+    beartype_on_first_call,
+)
+from . import Collective, Stage, ring_bytes
 from .nccl import ALGORITHMS, algorithm_seconds, fastest
 from .nccl import page_table as nccl_table
-
-
-@rule("a positive int up to 2**40")
-def _world(n: int) -> bool:
-    return bool(n <= 2**40)  # 2**1100 met a float: OverflowError
-
-
-@rule("a positive int below 2**31")
-def _units(n: int) -> bool:
-    return bool(n < 2**31)
-
-
-@rule("a positive int below 2**512")
-def _positive(n: int) -> bool:
-    return bool(n > 0)
-
-
-WorldSize = Annotated[PositiveCount, Is[_world]]
 
 
 def _nodes(world_size: int, cluster: Cluster) -> tuple[int, int]:
@@ -138,7 +127,7 @@ def collective_seconds(
 def step_seconds(
     stage: Stage, num_params: Params, world_size: WorldSize, cluster: Cluster = H100_CLUSTER, *,
     bytes_per_value: ValueBytes = 2, bucket_bytes: PositiveReal | None = None, reduce_bytes: ValueBytes | None = None,
-    first_bucket_bytes: PositiveReal | None = None, units: Annotated[PositiveCount, Is[_units]] = 1,
+    first_bucket_bytes: PositiveReal | None = None, units: Units = 1,
 ) -> float:
     """Seconds of one training step's collectives under ``stage`` (one of :data:`STAGES`).
 
@@ -189,7 +178,7 @@ def hsdp_step_seconds(
     return inside, across
 
 
-def breakeven_tokens(seconds: NonNegativeReal, num_params: Annotated[Params, Is[_positive]],
+def breakeven_tokens(seconds: NonNegativeReal, num_params: PositiveParams,
                      peak_flops: PositiveReal, *, flops_per_param: PositiveReal = 6) -> float:
     """Tokens per GPU whose compute, ``flops_per_param · Ψ`` FLOPs each at ``peak_flops``, lasts ``seconds``.
 
@@ -204,3 +193,6 @@ def page_table() -> dict:
     """The calculator page's cluster tables: the nodes, DDP's buckets and NCCL's algorithm table."""
     return {"clusters": {key: {"name": name, **asdict(cluster)} for key, (name, cluster) in CLUSTERS.items()},
             "ddp_bucket_bytes": DDP_BUCKET_BYTES, "ddp_first_bucket_bytes": DDP_FIRST_BUCKET_BYTES, **nccl_table()}
+
+
+beartype_on_first_call(globals())  # beartype checks this module's calls from the first (checks.py)

@@ -41,6 +41,8 @@ from __future__ import annotations
 import math
 from dataclasses import asdict, dataclass
 
+from ..checks import beartype_on_first_call
+
 US = 1e-6
 # tuning.cc llMaxBws (Hopper in a node; Intel CPUs on 2 and on more nodes), bus bytes/s.
 LL_MAX_BUS = (87.7e9, 39.0e9, 20.4e9)
@@ -162,3 +164,6 @@ NCCL_TESTS_SOURCES = {
     "S4": "stas00/ml-engineering network/README.md (4×8 B200, 8×400 Gb/s per node)",
     "S5": "How to Scale Your Model, part 12 (8×H100, SHARP off), jax-ml.github.io/scaling-book/gpus",
 }
+
+
+beartype_on_first_call(globals())  # beartype checks this module's calls from the first (checks.py)

@@ -19,8 +19,7 @@ from __future__ import annotations
 
 from typing import Literal, get_args
 
-from ..checks import Count, PositiveCount, PositiveReal
-from . import Params
+from ..checks import Count, Params, PositiveCount, PositiveReal, beartype_on_first_call
 
 Schedule = Literal["gpipe", "1f1b"]
 SCHEDULES = get_args(Schedule)
@@ -76,3 +75,6 @@ def parallel_state_bytes(num_params: Params, tp: PositiveCount, pp: PositiveCoun
     """
     shard = int(num_params) / (int(tp) * int(pp))
     return shard * int(param_bytes) + shard * (int(grad_bytes) + int(optimizer_bytes)) / int(dp)
+
+
+beartype_on_first_call(globals())  # beartype checks this module's calls from the first (checks.py)
