@@ -198,3 +198,25 @@ def test_check_bool_refuses_strings_and_numbers(flag):
 
 def test_check_bool_takes_python_and_numpy_bools():
     assert check_bool("g", True) is True and check_bool("g", np.False_) is False
+
+
+def test_every_named_rule_reaches_beartype() -> None:
+    # The named types hold a stand-in for beartype's Is (the core imports without beartype); conf() must
+    # swap in the real validator for each, or its rule would be silently ignored.
+    import re
+    import typing
+    from pathlib import Path
+
+    from cs336_lec2 import checks
+
+    named = {name: hint for name, hint in vars(checks).items() if typing.get_origin(hint) is Annotated}
+    assert {"Count", "PositiveCount", "Flag", "Params", "WorldSize", "Units"} <= set(named)
+    overrides = checks.conf().hint_overrides
+    for name, hint in named.items():
+        real = overrides[hint]
+        assert all(type(m).__module__.startswith("beartype.") for m in real.__metadata__), name
+    # the stand-in is made in checks.py only (an alias made elsewhere would miss the overrides)
+    package = Path(checks.__file__).parent
+    elsewhere = [p.name for p in package.rglob("*.py")
+                 if p.name != "checks.py" and re.search(r"_Rule\(", p.read_text())]
+    assert elsewhere == []
