@@ -28,9 +28,12 @@ import unicodedata
 from collections.abc import Callable, Iterable, Sequence
 from functools import cache
 from html import escape
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .checks import beartype_on_first_call
+
+if TYPE_CHECKING:
+    from matplotlib.typing import RcKeyType
 
 LANGUAGES = ("en", "zh")
 LANG_KEY = "lang"  # the key of an output's metadata that names its language
@@ -260,7 +263,7 @@ def show_table(rows: Iterable[Iterable[object]], header: Sequence[str] | None = 
     aligned columns.
     """
     pair = _pair(header, {"en": en, "zh": zh}, "show_table")
-    headers = {None: list(header or [])} if pair is None else {k: list(v) for k, v in pair.items()}  # type: ignore[call-overload]
+    headers = {None: list(header or [])} if pair is None else {k: list(v) for k, v in pair.items()}
     widths = {len(h) for h in headers.values()}
     if len(widths) != 1 or 0 in widths:
         raise ValueError(f"the headers must name the same, non-zero number of columns, got {sorted(widths)}")
@@ -315,7 +318,7 @@ def _show_figure(draw: Callable[..., Any], lang: str | None, alt: str, dpi: int,
 
     reads = lang or _language or "en"
     font = cjk_font() if reads == "zh" else None
-    style: dict[str, Any] = {}
+    style: dict[RcKeyType, Any] = {}
     if font is not None:
         style = {"font.sans-serif": [font, "DejaVu Sans"], "font.family": "sans-serif",
                  "axes.unicode_minus": False}

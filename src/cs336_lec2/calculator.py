@@ -198,7 +198,7 @@ CHECKS = ("vocab_size", "context_length", "num_layers", "d_model", "num_heads", 
 LINKED = (*ARCHITECTURE, "seq_len")
 # How the address writes each kind of value (calculator_url): regular expressions both Python and
 # JavaScript read the same way, matched against the whole value.
-URL_GRAMMAR = {
+URL_GRAMMAR: dict[str, Any] = {
     "int": r"[0-9]{1,15}",  # decimal digits only: 0x40, 1e3, 1.5, -8 and "" are errors
     "tokens": r"([0-9]{1,20})(?:\.([0-9]{1,20}))?(?:[eE]([0-9]{1,2}))?",  # 2e12, 1.5e13; whole
     "real": r"[0-9]{0,15}\.?[0-9]{1,20}|[0-9]{1,15}\.",  # 0.4, .5, 1; no exponent
@@ -212,7 +212,7 @@ def _field(name: str) -> Iterator[None]:
     try:
         yield
     except (ValueError, TypeError) as err:
-        err.field = name  # type: ignore[attr-defined]
+        err.field = name  # type: ignore[union-attr]  # an attribute the page reads
         raise
 
 
@@ -252,6 +252,11 @@ def normalize(config: Mapping[str, Any]) -> dict[str, Any]:
     return c
 
 
+def _is_number(value: object, kind: str) -> bool:
+    """An int where ``kind`` is "int", else any real number (numpy's too)."""
+    return isinstance(value, numbers.Integral if kind == "int" else numbers.Real)
+
+
 def _check_value(field: Field, value: Any) -> Any:
     """``value`` as the input ``field`` takes it (tokens as an int), or the error naming the field."""
     name, kind = field.key, field.kind
@@ -265,7 +270,7 @@ def _check_value(field: Field, value: Any) -> Any:
         return value
     if value is None and field.optional:
         return None
-    if is_bool(value) or not isinstance(value, numbers.Integral if kind == "int" else numbers.Real):
+    if is_bool(value) or not _is_number(value, kind):
         expected = "an int" if kind == "int" else "a number"
         raise TypeError(f"{name} must be {expected}, got {type(value).__name__} {value!r}")
     if kind == "tokens" and not isinstance(value, numbers.Integral) and not (

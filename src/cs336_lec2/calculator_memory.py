@@ -14,6 +14,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from .checks import beartype_on_first_call
+from .transformer_accounting import ParameterCount
 
 # The CUDA context: the driver's state and the loaded kernels, held from the first CUDA call on and
 # invisible to PyTorch's allocator (torch.cuda.memory_reserved does not count it; nvidia-smi does).
@@ -25,7 +26,7 @@ from .checks import beartype_on_first_call
 CUDA_CONTEXT_BYTES = 1343 * 2**20
 
 
-def largest_fsdp_unit(counts: Any, num_layers: int) -> int:
+def largest_fsdp_unit(counts: ParameterCount, num_layers: int) -> int:
     """Parameters of the largest FSDP unit: one unit per block, the embeddings, and the final norm with the head.
 
     Per-block wrapping as torchtitan's ``apply_fsdp`` does; with a large vocabulary the embedding is

@@ -107,7 +107,7 @@ def read_url(fragment: str) -> tuple[dict[str, Any], dict[str, str]]:
         try:
             return normalize(config), errors
         except (ValueError, TypeError) as err:
-            field = getattr(err, "field", None)
+            field: str = getattr(err, "field", "")  # normalize names the field of each error it raises
             errors.setdefault(field, str(err))
             if field in config:
                 del config[field]

@@ -157,7 +157,10 @@ class Accelerator:
         return hash(self.key)
 
 
-def _card(key, name, names, source, *, dense, memory_gb, bandwidth_gbs, sparse=None, fp64_tensor=None):
+def _card(key: str, name: str, names: tuple[str, ...], source: str, *, dense: Mapping[str, float], memory_gb: float,
+          bandwidth_gbs: float, sparse: Mapping[str, float] | None = None,
+          fp64_tensor: float | None = None) -> Accelerator:
+    """An :class:`Accelerator` from a datasheet's figures in TFLOP/s, GB and GB/s."""
     return Accelerator(
         name=name, key=key, peak_flops=MappingProxyType({k: v * _T for k, v in dense.items()}),
         memory_bytes=round(memory_gb * _GB), memory_bandwidth=bandwidth_gbs * 1e9, source=source,
@@ -166,7 +169,7 @@ def _card(key, name, names, source, *, dense, memory_gb, bandwidth_gbs, sparse=N
     )
 
 
-def _halved(sparse: dict[str, float], **exact: float) -> dict[str, float]:
+def _halved(sparse: Mapping[str, float], **exact: float) -> dict[str, float]:
     """Dense rates from a datasheet that lists tensor rates only with sparsity ("one-half lower without")."""
     return {k: exact.get(k, v / 2) for k, v in sparse.items()}
 

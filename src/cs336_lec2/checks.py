@@ -77,8 +77,10 @@ def _positive_count(n: Any) -> bool:
 
 @rule(f"a non-negative whole number (an int, or a float such as 70e9) below 2**{MAX_BITS}")
 def _whole(x: Any) -> bool:
-    whole = _finite(x) and isinstance(x, numbers.Real) and x >= 0 and x == int(x)
-    return bool(whole and int(x).bit_length() <= MAX_BITS)
+    if not (_finite(x) and isinstance(x, numbers.Real)):
+        return False
+    n: Any = x  # a real number that is finite: comparable, and whole when it equals its int
+    return bool(n >= 0 and n == int(n) and int(n).bit_length() <= MAX_BITS)
 
 
 @rule(f"a positive whole number (an int, or a float such as 70e9) below 2**{MAX_BITS}")
@@ -195,7 +197,13 @@ if TYPE_CHECKING:  # what mypy sees: the plain types (numbers' ABCs are no super
     Probability = float
     Flag = bool
     FilePath = str | os.PathLike[str]
-    Params = PositiveParams = StateBytes = ValueBytes = Ranks = WorldSize = Units = int
+    Params = int
+    PositiveParams = int
+    StateBytes = int
+    ValueBytes = int
+    Ranks = int
+    WorldSize = int
+    Units = int
 else:
     Count = Annotated[numbers.Integral, _Rule(_count)]
     PositiveCount = Annotated[numbers.Integral, _Rule(_positive_count)]
@@ -248,8 +256,8 @@ def _words(hint: str) -> str:
     hint = re.sub(r"""<(?:protocol(?: ABC)?|class) ["']([\w.]+)["']>""", r"\1", hint)
     hint = re.sub(r"\b(?:[a-z_]\w*\.)+(?=[A-Za-z_]\w*)", "", hint)  # module paths: builtins.int, cs336_lec2.x.Y
     hint = re.sub(r"^Callable\[.*\]$", "callable", hint)
-    for name, words in _NAMES.items():
-        hint = re.sub(rf"(?<![\w.]){name}\b(?!\[)", words, hint)
+    for name, known_as in _NAMES.items():
+        hint = re.sub(rf"(?<![\w.]){name}\b(?!\[)", known_as, hint)
     hint = re.sub(r"Annotated\[.*?Is\[(\w+)\]\]", lambda m: _EXPECTED.get(m.group(1), m.group(1)), hint)
     hint = re.sub(r"^Optional\[(.*)\]$", r"\1 | None", hint)
     hint = re.sub(r"Literal\[(.*?)\]", r"one of (\1)", hint)
@@ -346,7 +354,7 @@ def _on_first_call(fn: Callable[..., Any]) -> Callable[..., Any]:
                 return fn(*args, **kwargs)
             from beartype import beartype
 
-            checked = beartype(fn, conf=conf())
+            checked = beartype(conf=conf())(fn)
         return checked(*args, **kwargs)
 
     return call
@@ -358,11 +366,12 @@ def _on_first_instance(cls: type) -> None:
 
     def first(self: Any, *args: Any, **kwargs: Any) -> None:
         if _at_import():
-            return init(self, *args, **kwargs)  # type: ignore[no-any-return]
+            init(self, *args, **kwargs)
+            return
         from beartype import beartype
 
         type.__setattr__(cls, "__init__", init)  # back, then beartype decorates the class in place
-        beartype(cls, conf=conf())
+        beartype(conf=conf())(cls)
         cls.__init__(self, *args, **kwargs)  # type: ignore[misc]
 
     type.__setattr__(cls, "__init__", functools.wraps(init)(first))
@@ -406,13 +415,13 @@ def check_int(name: str, value: object, *, minimum: int, maximum: int | None = N
     """
     if is_bool(value) or not isinstance(value, numbers.Integral):
         raise TypeError(f"{name} must be an int, {_got(value)}")
-    if value < minimum or (maximum is not None and value > maximum):
+    number = int(value)
+    if number < minimum or (maximum is not None and number > maximum):
         if maximum is not None:
             expected = f"an int in [{minimum}, {maximum}]"
         else:
             expected = "a positive int" if minimum == 1 else f"an int >= {minimum}"
         raise ValueError(f"{name} must be {expected}, got {value!r}")
-    number = int(value)
     if max_bits is not None and number.bit_length() > max_bits:
         raise _too_many_bits(name, number, max_bits, "integer")
     return number
@@ -425,7 +434,8 @@ def _as_float(name: str, value: object, expected: str) -> float:
     try:
         return float(value)
     except OverflowError:  # an int of 1024 bits or more
-        raise ValueError(f"{name} is a {int(value).bit_length()}-bit integer, beyond the range of a float "
+        bits = value.bit_length() if isinstance(value, int) else "many"  # only Python's ints overflow a float
+        raise ValueError(f"{name} is a {bits}-bit integer, beyond the range of a float "
                          "(about 1.8e308)") from None
     except (TypeError, ValueError) as err:  # an object whose __float__ fails
         raise TypeError(f"{name} must be {expected}, {_got(value)}") from err

@@ -267,7 +267,7 @@ class _Parts:
     largest_param: int
 
 
-def _parts(c: TransformerConfig, b: int, t: int, recompute: str) -> _Parts:
+def _parts(c: TransformerConfig, b: int, t: int, recompute: Recompute) -> _Parts:
     pc = parameter_count(c)
     weights = 4 * pc.total  # fp32
     per_norm = pc.norms // (2 * c.num_layers + 1)

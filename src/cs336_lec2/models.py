@@ -12,7 +12,7 @@ The decoder-only Transformer of chapters 13 and 14 is :mod:`cs336_lec2.transform
 from __future__ import annotations
 
 import math
-from typing import Annotated
+from typing import Annotated, cast
 
 import torch
 from beartype.vale import Is
@@ -104,7 +104,7 @@ def end_to_end(model: Cruncher) -> torch.Tensor:
     with torch.no_grad():
         w = torch.eye(model.dim, dtype=model.final.weight.dtype, device=model.final.weight.device)
         for layer in model.layers:
-            w = w @ layer.weight
+            w = w @ cast(nn.Linear, layer).weight
         return (w @ model.final.weight).squeeze(-1)
 
 

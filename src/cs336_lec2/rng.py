@@ -9,7 +9,7 @@ complete before :func:`restore_rng_states` changes anything.
 from __future__ import annotations
 
 import random
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 import torch
@@ -18,7 +18,9 @@ import torch
 def rng_states(generator: torch.Generator | None = None) -> dict[str, Any]:
     """Every RNG state as tensors and plain values (loadable with ``weights_only=True``)."""
     _check_generator(generator)
-    _, key, pos, has_gauss, cached_gaussian = np.random.get_state()
+    # legacy=True: numpy's documented 5-tuple (its stubs also allow the dict form)
+    state = cast("tuple[str, np.ndarray, int, int, float]", np.random.get_state(legacy=True))
+    _, key, pos, has_gauss, cached_gaussian = state
     version, python_state, gauss = random.getstate()
     return {
         "torch": torch.get_rng_state(),

@@ -48,7 +48,7 @@ def _file_of(obj: Any) -> str:
     return name
 
 
-def _call_name(node: ast.AST) -> str:
+def _call_name(node: ast.AST | None) -> str:
     func = node.func if isinstance(node, ast.Call) else None
     return func.id if isinstance(func, ast.Name) else func.attr if isinstance(func, ast.Attribute) else ""
 
@@ -198,9 +198,9 @@ class _Elider:
                     block = block[:tail]
                 for inner in block:  # nested guards (three lines or more) in the middle of a block
                     if _is_guard(inner) and (inner.end_lineno or inner.lineno) - inner.lineno >= 2:
-                        raised = [_call_name(n.exc) for n in ast.walk(inner) if isinstance(n, ast.Raise)]
+                        names = [_call_name(n.exc) for n in ast.walk(inner) if isinstance(n, ast.Raise)]
                         self._replace(inner.lineno, inner.end_lineno or inner.lineno,
-                                      f"# … raises {raised[0] if raised else ''} (error message elided)")
+                                      f"# … raises {names[0] if names else ''} (error message elided)")
                 self._nested(block, set())
 
     @staticmethod
@@ -437,7 +437,7 @@ def _listing_type() -> type:
 
     from . import bilingual
 
-    class Listing(Markdown):  # type: ignore[misc]
+    class Listing(Markdown):
         """Highlighted Markdown whose plain text is the code; in a notebook that reads in both languages,
         shown once per language, each output tagged with its language (``.data``: the first)."""
 

@@ -26,6 +26,7 @@ from .memory import (
     training_memory,
 )
 from .models import Cruncher
+from .napkin import OptimizerName
 from .optim import AdamW
 
 Recipe = Literal["fp32", "mixed_bf16"]
@@ -57,7 +58,7 @@ def state_after_adamw_step(recipe: Recipe, dim: int = 64, num_layers: int = 2, s
         F.mse_loss(model(xs.bfloat16()).float(), ys).backward()
         with torch.no_grad():
             for m, p in zip(master, model.parameters(), strict=True):
-                m.grad = p.grad.float()  # a transient fp32 copy for the update ...
+                m.grad = None if p.grad is None else p.grad.float()  # a transient fp32 copy for the update ...
             opt.step()
             for m, p in zip(master, model.parameters(), strict=True):
                 m.grad = None  # ... dropped right after it
@@ -78,7 +79,7 @@ class PeakStep:
 
 
 def cuda_peak_step(model: nn.Module, x: torch.Tensor, y: torch.Tensor, optimizer: torch.optim.Optimizer,
-                   *, optimizer_name: str = "adamw") -> PeakStep:
+                   *, optimizer_name: OptimizerName = "adamw") -> PeakStep:
     """Measure the allocator's peak over one fp32 step (MSE loss) of ``model`` on CUDA tensors.
 
     A first step warms up (the optimizer creates its state there); the second is measured from a

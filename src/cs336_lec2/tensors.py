@@ -108,12 +108,12 @@ def element_offset(x: Strided, index: Sequence[Any]) -> int:  # each entry check
         raise ValueError(
             f"index must have one entry per dimension of x (x.dim()={x.dim()}), got {len(index)}: {index!r}"
         )
-    offset = x.storage_offset()
+    offset = int(x.storage_offset())
     for dim, (entry, size, stride) in enumerate(zip(index, x.shape, x.stride(), strict=True)):
         i = _as_int(entry, f"index[{dim}]")
         if not -size <= i < size:
             raise IndexError(f"index[{dim}]={i} is out of range for dimension {dim} of size {size}")
-        offset += (i % size) * stride
+        offset += (i % int(size)) * stride
     return offset
 
 
@@ -123,7 +123,7 @@ def element_offsets(x: Strided) -> torch.Tensor:
     Reading the storage at these positions gives back ``x``: ``storage_view(x)[element_offsets(x)]``
     equals ``x`` element for element.
     """
-    offsets = torch.full(x.shape, x.storage_offset(), dtype=torch.int64)
+    offsets = torch.full(x.shape, int(x.storage_offset()), dtype=torch.int64)
     for dim, (size, stride) in enumerate(zip(x.shape, x.stride(), strict=True)):
         along = torch.arange(size, dtype=torch.int64) * stride
         offsets = offsets + along.reshape([size if d == dim else 1 for d in range(x.dim())])

@@ -271,10 +271,10 @@ def matmul_ceiling(
     the best rate over all shapes returned with its shape. Inputs are random (as a model's are).
     ``budget_s``: no new shape starts after this many seconds (the first always runs); ``tried`` says
     which ran. A slow dtype (bf16 on a CPU without bf16 units) then costs the budget, not minutes."""
-    shapes = tuple((int(m), int(k), int(n)) for m, k, n in shapes)
+    sizes = tuple((int(m), int(k), int(n)) for m, k, n in shapes)
     dev = device_arg("device", device)
     budget = math.inf if budget_s is None else float(budget_s)
-    best: tuple[float, tuple[int, int, int]] = (0.0, shapes[0])
+    best: tuple[float, tuple[int, int, int]] = (0.0, sizes[0])
     tried: list[tuple[int, int, int]] = []
     # a private generator on the device, as matmul_flops_per_sec's: the caller's random streams stay as they were
     gen = torch.Generator(device=dev).manual_seed(0)

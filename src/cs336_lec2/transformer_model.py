@@ -86,9 +86,13 @@ class CausalSelfAttention(nn.Module):
     softmax, weighted sum) under activation checkpointing: Korthikanti et al.'s selective recomputation.
     """
 
+    causal_bias: torch.Tensor  # buffers, registered below
+    cos: torch.Tensor
+    sin: torch.Tensor
+
     def __init__(self, config: TransformerConfig, *, attention: AttentionImpl = "math") -> None:
         super().__init__()
-        self.num_heads, self.num_kv_heads, self.head_dim = config.num_heads, config.num_kv_heads, config.head_dim
+        self.num_heads, self.num_kv_heads, self.head_dim = config.num_heads, config.kv_heads, config.head_dim
         self.attention = _choice("attention", attention, ATTENTION_IMPLS)
         self.recompute_core, self.p = False, config.dropout
         d, q, kv = config.d_model, config.q_dim, config.kv_dim
@@ -231,15 +235,20 @@ class TransformerLM(nn.Module):
             nn.init.zeros_(module.bias)
 
     @property
+    def _attentions(self) -> list[CausalSelfAttention]:
+        """Each block's attention (``nn.ModuleList`` items are plain modules to a type checker)."""
+        return [block.attn for block in self.blocks if isinstance(block.attn, CausalSelfAttention)]
+
+    @property
     def attention(self) -> AttentionImpl:
         """The attention implementation of every block, ``"math"`` or ``"sdpa"``."""
-        return self.blocks[0].attn.attention if len(self.blocks) else "math"
+        return self._attentions[0].attention if len(self.blocks) else "math"
 
     @attention.setter
     def attention(self, value: AttentionImpl) -> None:
         value = _choice("attention", value, ATTENTION_IMPLS)
-        for block in self.blocks:
-            block.attn.attention = value
+        for attn in self._attentions:
+            attn.attention = value
 
     @property
     def recompute(self) -> Recompute:
@@ -253,9 +262,9 @@ class TransformerLM(nn.Module):
 
     @recompute.setter
     def recompute(self, value: Recompute) -> None:
-        self._recompute: Recompute = _choice("recompute", value, RECOMPUTE)
-        for block in self.blocks:
-            block.attn.recompute_core = value == "selective"
+        self._recompute = _choice("recompute", value, RECOMPUTE)
+        for attn in self._attentions:
+            attn.recompute_core = value == "selective"
 
     @property
     def checkpointing(self) -> bool:
@@ -299,4 +308,4 @@ def _choice(name: str, value: object, allowed: tuple[_T, ...]) -> _T:
     """``value`` if it is one of ``allowed`` (a setter is a boundary the config does not guard)."""
     if value not in allowed:
         raise ValueError(f"{name} must be one of {allowed}, got {value!r}")
-    return allowed[allowed.index(value)]  # type: ignore[arg-type]
+    return allowed[allowed.index(value)]

@@ -36,7 +36,7 @@ GIB = 2**30
 def _allocated(config: dict[str, Any]) -> float:
     """The calculator's memory per GPU without its CUDA context line (what the allocator can reserve)."""
     m = calculate(config)["memory"]
-    return m["total"] - m["cuda_context"]
+    return float(m["total"] - m["cuda_context"])
 
 
 def compare(run: dict[str, Any]) -> dict[str, Any]:

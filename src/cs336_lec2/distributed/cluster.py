@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import asdict, replace
-from typing import Literal
+from typing import Any, Literal
 
 from ..catalog import (  # noqa: F401  (chapter 14 reads them as cluster.X)
     CLUSTERS,
@@ -67,7 +67,8 @@ def ring_latency(collective: Collective, world_size: WorldSize, cluster: Cluster
     """Seconds of latency (α) of one ring/Simple ``collective`` call over ``world_size`` ranks, NCCL's table."""
     n, nodes = _nodes(world_size, cluster)
     ring = next(a for a in ALGORITHMS if a.name == "ring/Simple")
-    return 0.0 if n == 1 else algorithm_seconds(ring, collective, 0.0, n, nodes, cluster)
+    seconds = algorithm_seconds(ring, collective, 0.0, n, nodes, cluster)  # a ring runs every collective
+    return 0.0 if n == 1 or seconds is None else seconds
 
 
 def fastest_algorithm(collective: Collective, payload_bytes: NonNegativeReal, world_size: WorldSize,
@@ -91,8 +92,8 @@ def bus_bandwidth(collective: Collective, payload_bytes: NonNegativeReal, world_
     seconds, _ = fastest_algorithm(collective, payload_bytes, world_size, cluster)
     if algorithm == "ring":
         n, nodes = _nodes(world_size, cluster)
-        seconds = min(algorithm_seconds(a, collective, payload_bytes, n, nodes, cluster)
-                      for a in ALGORITHMS if a.kind == "ring")
+        seconds = min(t for a in ALGORITHMS if a.kind == "ring"
+                      if (t := algorithm_seconds(a, collective, payload_bytes, n, nodes, cluster)) is not None)
     return ring_bytes(collective, payload_bytes, world_size) / seconds
 
 
@@ -144,7 +145,7 @@ def step_seconds(
     reduce = per_value if reduce_bytes is None else int(reduce_bytes)
     calls = int(units) if stage == "zero3" else 1
 
-    def call(collective: str, width: int) -> float:
+    def call(collective: Collective, width: int) -> float:
         # float first, then divide: the page's JavaScript rounds the same way
         return calls * collective_seconds(collective, float(psi * width) / calls, world_size, cluster,
                                           bucket_bytes=bucket_bytes, first_bucket_bytes=first_bucket_bytes)
@@ -189,7 +190,7 @@ def breakeven_tokens(seconds: NonNegativeReal, num_params: PositiveParams,
     return float(seconds) * float(peak_flops) / (float(flops_per_param) * int(num_params))
 
 
-def page_table() -> dict:
+def page_table() -> dict[str, Any]:
     """The calculator page's cluster tables: the nodes, DDP's buckets and NCCL's algorithm table."""
     return {"clusters": {key: {"name": name, **asdict(cluster)} for key, (name, cluster) in CLUSTERS.items()},
             "ddp_bucket_bytes": DDP_BUCKET_BYTES, "ddp_first_bucket_bytes": DDP_FIRST_BUCKET_BYTES, **nccl_table()}

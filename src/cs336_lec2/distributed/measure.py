@@ -24,7 +24,7 @@ try:  # FSDP2, public API since torch 2.6 (https://docs.pytorch.org/docs/stable/
     # Torch 2.4-2.5 had a prototype under torch.distributed._composable.fsdp; it is not used here.
     from torch.distributed.fsdp import fully_shard
 except ImportError:  # pragma: no cover - depends on the installed torch
-    fully_shard = None
+    fully_shard = None  # type: ignore[assignment]  # an older torch: FSDP2 is then unavailable
 
 
 def _local(t: torch.Tensor) -> torch.Tensor:

@@ -40,8 +40,12 @@ from __future__ import annotations
 
 import math
 from dataclasses import asdict, dataclass
+from typing import TYPE_CHECKING, Any
 
 from ..checks import beartype_on_first_call
+
+if TYPE_CHECKING:
+    from ..catalog import Cluster
 
 US = 1e-6
 # tuning.cc llMaxBws (Hopper in a node; Intel CPUs on 2 and on more nodes), bus bytes/s.
@@ -76,7 +80,7 @@ ALGORITHMS = (
 )
 
 
-def ramp(a: Algorithm, payload: float, cluster) -> float:
+def ramp(a: Algorithm, payload: float, cluster: Cluster) -> float:
     """Share of ``a``'s bandwidth a call of ``payload`` bytes gets: ``1 / (1 + sqrt(RAMP / payload))``.
 
     1 for LL, and on a cluster with ``latency=0`` (bandwidth alone: no per-call costs at all).
@@ -86,7 +90,8 @@ def ramp(a: Algorithm, payload: float, cluster) -> float:
     return 1.0 / (1.0 + math.sqrt(RAMP_BYTES[a.kind] / payload))
 
 
-def algorithm_seconds(a: Algorithm, collective: str, payload: float, n: int, nodes: int, cluster) -> float | None:
+def algorithm_seconds(a: Algorithm, collective: str, payload: float, n: int, nodes: int,
+                      cluster: Cluster) -> float | None:
     """Seconds of one ``collective`` over ``payload`` bytes and ``n`` ranks by ``a``; ``None`` where NCCL lacks it.
 
     Arguments are checked by the callers in :mod:`~cs336_lec2.distributed.cluster`.
@@ -116,7 +121,7 @@ def algorithm_seconds(a: Algorithm, collective: str, payload: float, n: int, nod
     return cluster.latency * (a.base + a.nvlink_hop) + payload / (cluster.nvls * ramp(a, payload, cluster))
 
 
-def fastest(collective: str, payload: float, n: int, nodes: int, cluster) -> tuple[float, str]:
+def fastest(collective: str, payload: float, n: int, nodes: int, cluster: Cluster) -> tuple[float, str]:
     """(seconds, name) of the fastest row of :data:`ALGORITHMS`, NCCL's choice; (0, "none") for one rank."""
     if n == 1:
         return 0.0, "none"
@@ -124,7 +129,7 @@ def fastest(collective: str, payload: float, n: int, nodes: int, cluster) -> tup
     return min((t, name) for t, name in times if t is not None)
 
 
-def page_table() -> dict:
+def page_table() -> dict[str, Any]:
     """The table for the calculator's page (its JavaScript copy of :func:`algorithm_seconds` reads it)."""
     return {"nccl_algorithms": [asdict(a) for a in ALGORITHMS], "nccl_ll_max_bus": list(LL_MAX_BUS),
             "nccl_ring_plateau": RING_PLATEAU, "nccl_ramp_bytes": RAMP_BYTES}

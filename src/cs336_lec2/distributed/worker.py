@@ -23,12 +23,15 @@ import traceback
 from collections.abc import Iterator
 from datetime import timedelta
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any, cast
 
 import torch
 import torch.distributed as dist
 import torch.nn.functional as F
 from torch import nn
+
+if TYPE_CHECKING:
+    from torch.nn.parallel import DistributedDataParallel
 
 
 def build_model(model_spec: dict[str, Any]) -> nn.Module:
@@ -105,14 +108,14 @@ def _own_params(module: nn.Module) -> bool:
 def shard_fsdp2(model: nn.Module, mesh: Any, *, per_block: bool = False,
                 reshard_after_forward: bool = True, bf16: bool = False) -> list[Any]:
     """FSDP2: every unit's parameters become dim-0 shards (DTensors); the root last."""
-    from torch.distributed.fsdp import MixedPrecisionPolicy, fully_shard
+    from torch.distributed.fsdp import FSDPModule, MixedPrecisionPolicy, fully_shard
 
     opts: dict[str, Any] = {"mesh": mesh,
                             "reshard_after_forward": reshard_after_forward}
     if bf16:  # compute in bf16, reduce in fp32; the sharded (master) weights stay fp32
         opts["mp_policy"] = MixedPrecisionPolicy(param_dtype=torch.bfloat16,
                                                  reduce_dtype=torch.float32)
-    units = (list(model.blocks) if per_block  # the FSDP2 docs' recipe
+    units = (list(cast(nn.ModuleList, model.blocks)) if per_block  # the FSDP2 docs' recipe
              else [m for m in list(model.modules())[1:] if _own_params(m)])
     for unit in units:
         fully_shard(unit, **opts)
@@ -120,7 +123,7 @@ def shard_fsdp2(model: nn.Module, mesh: Any, *, per_block: bool = False,
     fully_shard(model, **{**opts, "reshard_after_forward": False})
     if per_block:  # gather the next block while this one computes
         for this, after in itertools.pairwise(units):
-            this.set_modules_to_forward_prefetch([after])
+            cast(FSDPModule, this).set_modules_to_forward_prefetch([cast(FSDPModule, after)])
     return units
 
 
@@ -135,7 +138,7 @@ def accumulate(model: nn.Module, optimizer: torch.optim.Optimizer, x: torch.Tens
     chunks = list(zip(x.chunk(micro_batches), y.chunk(micro_batches), strict=True))
     for i, (xs, ys) in enumerate(chunks):
         defer = no_sync and i < len(chunks) - 1
-        with model.no_sync() if defer else contextlib.nullcontext():
+        with cast("DistributedDataParallel", model).no_sync() if defer else contextlib.nullcontext():
             (loss_fn(model(xs), ys) / micro_batches).backward()
     optimizer.step()
 
@@ -146,12 +149,13 @@ def _wrap_ddp(model: nn.Module, world: int, device: torch.device) -> nn.Module:
 
     # Gradients live in DDP's all-reduce buckets (no second copy). The only buffer, a causal mask, is
     # a constant: no need to re-broadcast it every forward pass (torch 2.13 renamed the switch).
-    no_resync = ({"forward_sync_buffers": False} if "forward_sync_buffers" in inspect.signature(DDP).parameters
-                 else {"broadcast_buffers": False})
+    no_resync: dict[str, Any] = ({"forward_sync_buffers": False}
+                                 if "forward_sync_buffers" in inspect.signature(DDP).parameters
+                                 else {"broadcast_buffers": False})
     device_ids = [device.index] if device.type == "cuda" else None
     wrapped = DDP(model, device_ids=device_ids, gradient_as_bucket_view=True, **no_resync)
 
-    def hook(state, bucket):  # type: ignore[no-untyped-def]  # DDP rejects string annotations here
+    def hook(state, bucket):  # DDP rejects string annotations here
         # The default all-reduce hook, but called through torch.distributed so it is counted.
         buffer = bucket.buffer().div_(world)
         return dist.all_reduce(buffer, async_op=True).get_future().then(lambda f: f.value()[0])
