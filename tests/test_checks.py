@@ -201,21 +201,28 @@ def test_check_bool_takes_python_and_numpy_bools():
 
 
 def test_every_named_rule_reaches_beartype() -> None:
-    # The named types hold a stand-in for beartype's Is (the core imports without beartype); conf() must
-    # swap in the real validator for each, or its rule would be silently ignored.
+    # The named types hold a stand-in for beartype's Is until beartype loads (the core imports without it);
+    # conf() must swap in the real validator for each: in the overrides (for the core, which imported the
+    # stand-ins) and in checks' namespace (for the modules imported after, which build on them).
     import re
     import typing
     from pathlib import Path
 
-    from cs336_lec2 import checks
+    from beartype.vale import Is
 
+    from cs336_lec2 import checks
+    from cs336_lec2.distributed.launcher import Timeout
+
+    overrides = checks.conf().hint_overrides
+    stand_ins = [hint for hint in overrides if typing.get_origin(hint) is Annotated]
+    assert len(stand_ins) >= 15 and all(
+        type(m).__module__.startswith("beartype.") for hint in stand_ins for m in overrides[hint].__metadata__)
     named = {name: hint for name, hint in vars(checks).items() if typing.get_origin(hint) is Annotated}
     assert {"Count", "PositiveCount", "Flag", "Params", "WorldSize", "Units"} <= set(named)
-    overrides = checks.conf().hint_overrides
-    for name, hint in named.items():
-        real = overrides[hint]
-        assert all(type(m).__module__.startswith("beartype.") for m in real.__metadata__), name
-    # the stand-in is made in checks.py only (an alias made elsewhere would miss the overrides)
+    assert all(type(m).__module__.startswith("beartype.") for hint in named.values() for m in hint.__metadata__)
+    # a type built on a named one after the swap keeps both rules (the launcher's timeout: positive, and small)
+    assert len(Timeout.__metadata__) == 2 and all(type(m) is type(Is[bool]) for m in Timeout.__metadata__)
+    # the stand-in is made in checks.py only (an alias made elsewhere would miss the swap)
     package = Path(checks.__file__).parent
     elsewhere = [p.name for p in package.rglob("*.py")
                  if p.name != "checks.py" and re.search(r"_Rule\(", p.read_text())]

@@ -213,7 +213,7 @@ def test_measurement_helpers_reject_wrong_types() -> None:
         parameter_bytes(torch.zeros(1))  # type: ignore[arg-type]
     with pytest.raises(TypeError, match=r"model must be a torch\.nn\.Module, got list"):
         gradient_bytes([])  # type: ignore[arg-type]
-    with pytest.raises(TypeError, match=r"optimizer must be a Optimizer"):
+    with pytest.raises(TypeError, match=r"optimizer must be a torch.optim.Optimizer"):
         optimizer_state_bytes({})  # type: ignore[arg-type]
 
 

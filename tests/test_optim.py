@@ -322,7 +322,7 @@ def test_rejects_sparse_gradients_and_empty_params() -> None:
 
 
 def test_optimizer_state_bytes_rejects_non_optimizer() -> None:
-    with pytest.raises(TypeError, match=r"optimizer must be a Optimizer"):
+    with pytest.raises(TypeError, match=r"optimizer must be a torch.optim.Optimizer"):
         optimizer_state_bytes({})  # type: ignore[arg-type]
 
 

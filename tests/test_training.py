@@ -297,7 +297,7 @@ def test_checkpoint_errors(tmp_path: Path) -> None:
         save_checkpoint(tmp_path / "nope" / "c.pt", model, opt, step=0)
     with pytest.raises(TypeError, match=r"model must be a torch\.nn\.Module, got OrderedDict"):
         save_checkpoint(tmp_path / "c.pt", model.state_dict(), opt, step=0)  # type: ignore[arg-type]
-    with pytest.raises(TypeError, match=r"optimizer must be a Optimizer"):
+    with pytest.raises(TypeError, match=r"optimizer must be a torch.optim.Optimizer"):
         load_checkpoint(tmp_path / "c.pt", model, opt.state_dict())  # type: ignore[arg-type]
     with pytest.raises(ValueError, match=r"step must be a non-negative int below 2\*\*1000"):
         save_checkpoint(tmp_path / "c.pt", model, opt, step=-1)

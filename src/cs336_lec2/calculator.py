@@ -375,7 +375,7 @@ def calculate(config: Mapping[str, Any]) -> dict[str, Any]:
     largest = {}
     for stage in STAGES:  # bytes of state per parameter on one of N_d GPUs: exact as (bytes of N_d params) / N_d
         per_gpu = Fraction(round(zero_memory(gpus, gpus, stage, **recipe).total), gpus)
-        largest[stage] = max_trainable_params(card.memory_bytes, per_gpu)
+        largest[stage] = max_trainable_params(card.memory_bytes, float(per_gpu))  # as it reads any number
 
     widths = {"bytes_per_value": recipe["param_bytes"], "reduce_bytes": reduce_width(c)}  # gathers, reductions
     communication = {"bytes_per_step": step_communication(n, gpus, c["stage"], **widths),

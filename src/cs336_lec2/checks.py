@@ -310,12 +310,18 @@ def conf() -> BeartypeConf:
     from beartype import BeartypeConf, FrozenDict
     from beartype.vale import Is
 
-    named = {hint: Annotated[(hint.__origin__, *(Is[m.validator] if isinstance(m, _Rule) else m
-                                                 for m in hint.__metadata__))]
-             for hint in globals().values() if get_origin(hint) is Annotated}
+    standing_in = {name: hint for name, hint in globals().items()
+                   if get_origin(hint) is Annotated and any(isinstance(m, _Rule) for m in hint.__metadata__)}
+    real = {name: Annotated[(hint.__origin__, *(Is[m.validator] if isinstance(m, _Rule) else m
+                                                for m in hint.__metadata__))]
+            for name, hint in standing_in.items()}
+    # What a module imports from here from now on is beartype's own (a type it builds on one, such as
+    # Annotated[PositiveReal, Is[rule]], keeps both rules); what the core imported before is swapped here.
+    globals().update(real)
     return BeartypeConf(
         is_color=False, claw_is_pep526=False, violation_type=ArgumentError,
-        hint_overrides=FrozenDict({int: numbers.Integral, float: numbers.Real, **named}),
+        hint_overrides=FrozenDict({int: numbers.Integral, float: numbers.Real,
+                                   **{standing_in[name]: real[name] for name in real}}),
         claw_skip_package_names=("cs336_lec2.publish",),
     )
 

@@ -89,7 +89,7 @@ def training_days(
     return days
 
 
-def max_trainable_params(total_memory_bytes: PositiveReal, bytes_per_param: PositiveReal | Fraction) -> int:
+def max_trainable_params(total_memory_bytes: PositiveReal, bytes_per_param: PositiveReal) -> int:
     """The most parameters whose training state fits in ``total_memory_bytes`` (rounded down).
 
     Exact: ``result * bytes_per_param <= total_memory_bytes < (result + 1) * bytes_per_param``.

@@ -40,12 +40,10 @@ from __future__ import annotations
 
 import math
 from dataclasses import asdict, dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
+from ..catalog import Cluster
 from ..checks import beartype_on_first_call
-
-if TYPE_CHECKING:
-    from ..catalog import Cluster
 
 US = 1e-6
 # tuning.cc llMaxBws (Hopper in a node; Intel CPUs on 2 and on more nodes), bus bytes/s.

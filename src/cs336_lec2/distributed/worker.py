@@ -23,15 +23,12 @@ import traceback
 from collections.abc import Iterator
 from datetime import timedelta
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, cast
+from typing import Any
 
 import torch
 import torch.distributed as dist
 import torch.nn.functional as F
 from torch import nn
-
-if TYPE_CHECKING:
-    from torch.nn.parallel import DistributedDataParallel
 
 
 def build_model(model_spec: dict[str, Any]) -> nn.Module:
@@ -108,22 +105,22 @@ def _own_params(module: nn.Module) -> bool:
 def shard_fsdp2(model: nn.Module, mesh: Any, *, per_block: bool = False,
                 reshard_after_forward: bool = True, bf16: bool = False) -> list[Any]:
     """FSDP2: every unit's parameters become dim-0 shards (DTensors); the root last."""
-    from torch.distributed.fsdp import FSDPModule, MixedPrecisionPolicy, fully_shard
+    from torch.distributed.fsdp import MixedPrecisionPolicy, fully_shard
 
     opts: dict[str, Any] = {"mesh": mesh,
                             "reshard_after_forward": reshard_after_forward}
     if bf16:  # compute in bf16, reduce in fp32; the sharded (master) weights stay fp32
         opts["mp_policy"] = MixedPrecisionPolicy(param_dtype=torch.bfloat16,
                                                  reduce_dtype=torch.float32)
-    units = (list(cast(nn.ModuleList, model.blocks)) if per_block  # the FSDP2 docs' recipe
+    # the FSDP2 docs' recipe
+    units = (list(model.get_submodule("blocks").children()) if per_block
              else [m for m in list(model.modules())[1:] if _own_params(m)])
-    for unit in units:
-        fully_shard(unit, **opts)
+    shards = [fully_shard(unit, **opts) for unit in units]
     # The root (embeddings, final norm, head): the backward pass needs it first.
     fully_shard(model, **{**opts, "reshard_after_forward": False})
     if per_block:  # gather the next block while this one computes
-        for this, after in itertools.pairwise(units):
-            cast(FSDPModule, this).set_modules_to_forward_prefetch([cast(FSDPModule, after)])
+        for this, after in itertools.pairwise(shards):
+            this.set_modules_to_forward_prefetch([after])
     return units
 
 
@@ -136,9 +133,10 @@ def accumulate(model: nn.Module, optimizer: torch.optim.Optimizer, x: torch.Tens
     """
     optimizer.zero_grad(set_to_none=True)
     chunks = list(zip(x.chunk(micro_batches), y.chunk(micro_batches), strict=True))
+    hold = getattr(model, "no_sync", contextlib.nullcontext)
     for i, (xs, ys) in enumerate(chunks):
         defer = no_sync and i < len(chunks) - 1
-        with cast("DistributedDataParallel", model).no_sync() if defer else contextlib.nullcontext():
+        with hold() if defer else contextlib.nullcontext():
             (loss_fn(model(xs), ys) / micro_batches).backward()
     optimizer.step()
 
