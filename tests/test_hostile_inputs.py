@@ -52,7 +52,7 @@ from cs336_lec2 import (
 from cs336_lec2 import (
     transformer_model as lm,
 )
-from cs336_lec2.distributed import cluster, launcher
+from cs336_lec2.distributed import cluster, launcher, parallelism
 from cs336_lec2.hardware import cpus
 
 HUGE = 2**1100
@@ -136,6 +136,17 @@ CASES: list[tuple[str, Callable[..., Any], dict[str, Any], dict[str, str]]] = [
     ("collective_seconds", cluster.collective_seconds,
      dict(collective="all_reduce", payload_bytes=1e9, world_size=16, bucket_bytes=2.5e7),
      dict(payload_bytes="real", world_size="size", bucket_bytes="real?")),
+    ("pipeline_in_flight", parallelism.pipeline_in_flight, dict(stages=4, micro_batches=8, schedule="gpipe"),
+     dict(stages="size", micro_batches="size", schedule="any")),
+    ("ring_attention_bytes", parallelism.ring_attention_bytes,
+     dict(seq_len=8192, batch=1, kv_width=1024, cp=4, bytes_per_value=2),
+     dict(seq_len="size", batch="size", kv_width="size", cp="size", bytes_per_value="size")),
+    ("all_to_all_seconds", parallelism.all_to_all_seconds, dict(tokens=4096, width=4096, top_k=2, ep=8, link=5e10),
+     dict(tokens="size", width="size", top_k="size", ep="size", link="real", bytes_per_value="size")),
+    ("parallel_state_bytes", parallelism.parallel_state_bytes, dict(num_params=10**9, tp=8, pp=4, dp=16),
+     dict(num_params="size", tp="size", pp="size", dp="size", param_bytes="size")),
+    ("ceiling_shapes", timing.ceiling_shapes, dict(n=512, count=4, multiple=64),
+     dict(n="size", count="size", multiple="size")),
     ("step_seconds", cluster.step_seconds, dict(stage="dp", num_params=10**9, world_size=16, bytes_per_value=2),
      dict(num_params="size", world_size="size", bytes_per_value="size", bucket_bytes="real?")),
     ("hsdp_step_seconds", cluster.hsdp_step_seconds, dict(num_params=10**9, world_size=16),
