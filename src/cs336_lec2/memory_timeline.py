@@ -8,8 +8,10 @@ on it says when it is freed. (``torch.distributed._tools.mem_tracker.MemTracker`
 storages per module; this recorder keeps the op-by-op order that a timeline needs.)
 :func:`predicted_timeline` draws the same step from the package's formulas
 (:mod:`~cs336_lec2.transformer_accounting`, :mod:`~cs336_lec2.activations`) at the op boundaries
-the measurement marked. On CUDA the recorder works as well (a storage's bytes, not the allocator's
-blocks); :mod:`~cs336_lec2.allocator_history` reads the allocator's own history beside it.
+the measurement marked; :func:`predicted_cruncher_timeline` does the same for the lecture's
+``Cruncher`` (a ``loss`` given to :func:`record_step`, its layers plain or in checkpointed segments).
+On CUDA the recorder works as well (a storage's bytes, not the allocator's blocks);
+:mod:`~cs336_lec2.allocator_history` reads the allocator's own history beside it.
 """
 
 from __future__ import annotations
@@ -175,9 +177,9 @@ def record_step(model: torch.nn.Module, rows: torch.Tensor, optimizer: torch.opt
                 loss: Callable[[torch.Tensor, torch.Tensor], torch.Tensor] | None = None) -> Timeline:
     """Record one training step of ``model`` on token ``rows`` ``(B, T + 1)``: next-token loss, AdamW.
 
-    ``loss(output, rows)`` replaces the next-token cross-entropy: the model still sees
-    ``rows[:, :-1]``, so a regression batch packs its targets in the last column (a ``Cruncher`` on
-    ``(B, D + 1)`` rows: ``loss=lambda out, rows: F.mse_loss(out, rows[:, -1])``). Blocks and head
+    ``loss(output, chunk)`` (``chunk`` a micro-batch's rows) replaces the next-token cross-entropy:
+    the model still sees ``chunk[:, :-1]``, so a regression batch packs its targets in the last
+    column (a ``Cruncher`` on ``(B, D + 1)`` rows: ``loss=lambda out, c: F.mse_loss(out, c[:, -1])``). Blocks and head
     are marked for a ``TransformerLM`` (``blocks``, ``lm_head``) and for a ``Cruncher`` (``layers``,
     ``final``).
 
@@ -191,7 +193,7 @@ def record_step(model: torch.nn.Module, rows: torch.Tensor, optimizer: torch.opt
     """
     k = check_int("micro_batches", micro_batches, minimum=1)
     if loss is not None and not callable(loss):
-        raise TypeError(f"loss must be a callable (output, rows) -> scalar or None, got {type(loss).__name__}")
+        raise TypeError(f"loss must be a callable (output, chunk) -> scalar or None, got {type(loss).__name__}")
     for name, value, expected in (("model", model, torch.nn.Module), ("rows", rows, torch.Tensor),
                                   ("optimizer", optimizer, torch.optim.Optimizer)):
         if not isinstance(value, expected):
@@ -379,7 +381,8 @@ def predicted_cruncher_timeline(dim: int, num_layers: int, batch: int, measured:
     k = check_int("micro_batches", micro_batches, minimum=1)
     c = check_int("checkpoint_every", checkpoint_every, minimum=1)
     if L % c or check_int("batch", batch, minimum=1) % k:
-        raise ValueError(f"checkpoint_every={c} must divide num_layers={L} and micro_batches={k} batch={batch}")
+        raise ValueError("checkpoint_every must divide num_layers and micro_batches must divide batch, got "
+                         f"checkpoint_every={c}, num_layers={L}, micro_batches={k}, batch={batch}")
     a, w, head, params = 4 * batch // k * d, 4 * d * d, 4 * d, 4 * (L * d * d + d)
     state = {"parameters": params, "optimizer state": 2 * params}
     values = {name: np.zeros(len(measured.ops), dtype=np.int64) for name in CATEGORIES}
