@@ -98,7 +98,7 @@ READER: dict[str, tuple[str, ...]] = {
                  "peak_or_none", "tf32_enabled"),
     "memory": ("SavedTensorsRecorder", "gradient_bytes", "naming_tensors", "optimizer_state_bytes",
                "parameter_bytes", "tensor_bytes", "tensors_in", "training_memory"),
-    "memory_timeline": ("CATEGORIES", "predicted_timeline", "record_step"),
+    "memory_timeline": ("CATEGORIES", "predicted_cruncher_timeline", "predicted_timeline", "record_step"),
     "mixed_precision": ("CountCasts", "E2M1_VALUES", "autocast_dtypes", "e2m1_round", "fp8_roundtrip",
                         "matmul_precision", "nvfp4_roundtrip", "typical_error", "unchanged_fraction"),
     "models": ("Cruncher", "Linear", "cruncher_num_parameters", "end_to_end", "num_parameters"),

@@ -255,7 +255,7 @@ def _words(hint: str) -> str:
     ``Literal['a', 'b']`` as "one of ('a', 'b')", a class as "a TransformerConfig", ``X | None`` as "X or None"."""
     hint = re.sub(r"""<(?:protocol(?: ABC)?|class) ["']([\w.]+)["']>""", r"\1", hint)
     hint = re.sub(r"\b(?:[a-z_]\w*\.)+(?=[A-Za-z_]\w*)", "", hint)  # module paths: builtins.int, cs336_lec2.x.Y
-    hint = re.sub(r"^Callable\[.*\]$", "callable", hint)
+    hint = re.sub(r"Callable\[.*\](?= \| |$)", "callable", hint)  # a callable, alone or with None
     for name, known_as in _NAMES.items():
         hint = re.sub(rf"(?<![\w.]){name}\b(?!\[)", known_as, hint)
     hint = re.sub(r"Annotated\[.*?Is\[(\w+)\]\]", lambda m: _EXPECTED.get(m.group(1), m.group(1)), hint)

@@ -8,8 +8,10 @@ on it says when it is freed. (``torch.distributed._tools.mem_tracker.MemTracker`
 storages per module; this recorder keeps the op-by-op order that a timeline needs.)
 :func:`predicted_timeline` draws the same step from the package's formulas
 (:mod:`~cs336_lec2.transformer_accounting`, :mod:`~cs336_lec2.activations`) at the op boundaries
-the measurement marked. On CUDA the recorder works as well (a storage's bytes, not the allocator's
-blocks); :mod:`~cs336_lec2.allocator_history` reads the allocator's own history beside it.
+the measurement marked; :func:`predicted_cruncher_timeline` does the same for the lecture's
+``Cruncher`` (a ``loss`` given to :func:`record_step`, its layers plain or in checkpointed segments).
+On CUDA the recorder works as well (a storage's bytes, not the allocator's blocks);
+:mod:`~cs336_lec2.allocator_history` reads the allocator's own history beside it.
 """
 
 from __future__ import annotations
@@ -161,17 +163,26 @@ def _hook_marks(model: torch.nn.Module, rec: _Recorder) -> list[Any]:
                 x.register_hook(lambda g: rec.mark(f"{label} done"))  # its input's grad: its backward ended
         return hook
 
-    for j, block in enumerate(getattr(model, "blocks", [])):
+    # a TransformerLM's blocks and head, or a Cruncher's layers and head
+    blocks = getattr(model, "blocks", None) or getattr(model, "layers", [])
+    for j, block in enumerate(blocks):
         handles.append(block.register_forward_pre_hook(on_input(f"block {j}")))
-    head = getattr(model, "lm_head", None)
+    head = getattr(model, "lm_head", None) or getattr(model, "final", None)
     if head is not None:
         handles.append(head.register_forward_pre_hook(on_input("head")))
     return handles
 
 
 def record_step(model: torch.nn.Module, rows: torch.Tensor, optimizer: torch.optim.Optimizer,
-                *, micro_batches: PositiveCount = 1, warm_up: Flag = True) -> Timeline:
+                *, micro_batches: PositiveCount = 1, warm_up: Flag = True,
+                loss: Callable[[torch.Tensor, torch.Tensor], torch.Tensor] | None = None) -> Timeline:
     """Record one training step of ``model`` on token ``rows`` ``(B, T + 1)``: next-token loss, AdamW.
+
+    ``loss(output, chunk)`` (``chunk`` a micro-batch's rows) replaces the next-token cross-entropy:
+    the model still sees ``chunk[:, :-1]``, so a regression batch packs its targets in the last
+    column (a ``Cruncher`` on ``(B, D + 1)`` rows: ``loss=lambda out, c: F.mse_loss(out, c[:, -1])``). Blocks and head
+    are marked for a ``TransformerLM`` (``blocks``, ``lm_head``) and for a ``Cruncher`` (``layers``,
+    ``final``).
 
     ``rows`` is split into ``micro_batches`` equal parts, each loss divided by their number and
     backpropagated (gradient accumulation), then ``optimizer.step()``. With ``warm_up`` one step runs
@@ -196,15 +207,16 @@ def record_step(model: torch.nn.Module, rows: torch.Tensor, optimizer: torch.opt
                 rec.track(logits, "logits and loss")
                 rec.mark("loss")
                 loss_start = len(rec.ops)
-            loss = F.cross_entropy(logits.flatten(0, 1), chunk[:, 1:].flatten()) / k
+            value = (F.cross_entropy(logits.flatten(0, 1), chunk[:, 1:].flatten()) if loss is None
+                     else loss(logits, chunk)) / k
             del logits
             if rec:
                 rec.classify_alive(loss_start, "logits and loss")
                 rec.classify_alive(start, "saved activations")
                 rec.phase = "backward"
                 rec.mark("backward")
-            loss.backward()
-            del loss
+            value.backward()
+            del value
         if rec:
             for p in model.parameters():
                 if p.grad is not None:
@@ -332,6 +344,56 @@ def predicted_timeline(config: TransformerConfig, batch: PositiveCount, seq_len:
             grads = now["gradients"] = grads_all
             now["temporaries"] = 2 * p.largest_param
         accumulated = accumulated or event == "block 0 done"
+        for name, value in now.items():
+            values[name][start:end] = value
+    return Timeline(measured.ops, measured.phases, values, measured.marks)
+
+
+def predicted_cruncher_timeline(dim: PositiveCount, num_layers: PositiveCount, batch: PositiveCount,
+                                measured: Timeline, *, checkpoint_every: PositiveCount = 1,
+                                micro_batches: PositiveCount = 1) -> Timeline:
+    """The step :func:`record_step` measured of a ``Cruncher(dim, num_layers)`` (MSE loss, the
+    package's fp32 ``AdamW``) on ``(batch, dim + 1)`` rows, predicted at the same op boundaries.
+
+    With ``a = 4·b·dim`` bytes (one ``b × dim`` activation, ``b = batch / micro_batches``) and
+    ``w = 4·dim²`` (one layer's weight): the parameters and AdamW's two moments (``3 · 4P``), the
+    batch all step long; in forward, the layers' outputs the backward pass keeps (every one, or with
+    layers in checkpointed segments of ``checkpoint_every = c`` only each segment's output) and the
+    in-segment outputs alive while a layer runs. In the backward of layer ``j``: the outputs kept
+    below it, the ones its segment recomputed up to it, two activation gradients in flight (the one
+    it receives and the one it makes; layer 0 makes none), the head's and layers ``j..L-1``'s weight
+    gradients (all of them, plus the new one, once a micro-batch has added to them). The optimizer
+    adds two temporaries of a layer's weight. Each region between two marks holds its largest value.
+    """
+    d, L, k, c = int(dim), int(num_layers), int(micro_batches), int(checkpoint_every)
+    if L % c or batch % k:
+        raise ValueError("checkpoint_every must divide num_layers and micro_batches must divide batch, got "
+                         f"checkpoint_every={c}, num_layers={L}, micro_batches={k}, batch={batch}")
+    a, w, head, params = 4 * batch // k * d, 4 * d * d, 4 * d, 4 * (L * d * d + d)
+    state = {"parameters": params, "optimizer state": 2 * params}
+    values = {name: np.zeros(len(measured.ops), dtype=np.int64) for name in CATEGORIES}
+    bounds = [i for i, _ in measured.marks] + [len(measured.ops)]
+    accumulated = False  # a micro-batch has made every gradient
+    for (start, event), end in zip(measured.marks, bounds[1:], strict=True):
+        accumulated = accumulated or (event == "forward" and start > 0)
+        word, _, rest = event.partition(" ")
+        grads = params if accumulated else 0
+        now = dict(state, gradients=grads, temporaries=4 * batch * (d + 1))  # the whole batch
+        if word == "block" and not rest.endswith("done"):  # layer j's forward: its input and output
+            j = int(rest)
+            now["saved activations"] = (j + 1) // c * a
+            now["temporaries"] += (2 - (j % c == 0) - ((j + 1) % c == 0)) * a  # not kept
+        elif event in ("head", "loss", "backward"):  # the output, its gradient, the head's gradient
+            now["saved activations"] = L // c * a
+            now["logits and loss"] = 8 * batch // k + (a if event == "backward" else 0)
+            now["gradients"] = grads + head * (event == "backward")
+        elif rest.endswith("done"):  # the backward of layer j: the next one down
+            j = L - 1 if word == "head" else int(rest.split()[0]) - 1
+            now["saved activations"] = (j // c + j % c) * a  # kept below, recomputed up to j
+            now["temporaries"] += (2 if j else 1) * a
+            now["gradients"] = params + w if accumulated else head + (L - j) * w
+        elif event == "optimizer":
+            now["gradients"], now["temporaries"] = params, now["temporaries"] + 2 * w
         for name, value in now.items():
             values[name][start:end] = value
     return Timeline(measured.ops, measured.phases, values, measured.marks)
