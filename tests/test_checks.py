@@ -5,6 +5,7 @@ error is one line naming the argument."""
 from __future__ import annotations
 
 import math
+from pathlib import Path
 from typing import Annotated, Literal
 
 import numpy as np
@@ -14,6 +15,7 @@ from beartype.vale import Is
 from hypothesis import given
 from hypothesis import strategies as st
 
+from cs336_lec2 import checks
 from cs336_lec2.checks import (
     CONF,
     ArgumentError,
@@ -210,9 +212,11 @@ def test_every_named_rule_reaches_beartype() -> None:
 
     from beartype.vale import Is
 
-    from cs336_lec2 import checks
-    from cs336_lec2.distributed.launcher import Timeout
+    from cs336_lec2 import checks, timing
+    from cs336_lec2.distributed import launcher
 
+    checks._use_beartype_in(vars(launcher))  # what launcher's first call does
+    Timeout = launcher.Timeout
     overrides = checks.conf().hint_overrides
     stand_ins = [hint for hint in overrides if typing.get_origin(hint) is Annotated]
     assert len(stand_ins) >= 15 and all(
@@ -223,8 +227,23 @@ def test_every_named_rule_reaches_beartype() -> None:
     # a type built on a named one after the swap keeps both rules (the launcher's timeout: positive, and small)
     assert len(Timeout.__metadata__) == 2
     assert all(type(m) is type(Is[checks.is_bool]) for m in Timeout.__metadata__)
+    # a module's own rule (timing's Repeats, made with checks' Is) is beartype's from the module's first call
+    with pytest.raises(checks.ArgumentError, match=r"^benchmark\(\): repeats must be"):
+        timing.benchmark(lambda: None, repeats=0)
+    assert all(type(m) is type(Is[checks.is_bool]) for m in timing.Repeats.__metadata__)
     # the stand-in is made in checks.py only (an alias made elsewhere would miss the swap)
     package = Path(checks.__file__).parent
     elsewhere = [p.name for p in package.rglob("*.py")
                  if p.name != "checks.py" and re.search(r"_Rule\(", p.read_text())]
     assert elsewhere == []
+
+
+def test_every_module_outside_the_publisher_is_checked_from_its_first_call() -> None:
+    # a module without the last line would take any argument unchecked (the reader namespace modules
+    # en/zh define nothing; checks.py defines the rules)
+    package = Path(checks.__file__).parent
+    missing = [str(path.relative_to(package)) for path in sorted(package.rglob("*.py"))
+               if "publish" not in path.parts and path.name not in {"__init__.py", "checks.py", "en.py", "zh.py"}
+               and "beartype_on_first_call(globals())" not in path.read_text(encoding="utf-8")]
+    assert not missing
+    assert "beartype_on_first_call(globals())" in (package / "hardware" / "__init__.py").read_text(encoding="utf-8")

@@ -46,34 +46,17 @@ each other, directly or around a cycle).
 from __future__ import annotations
 
 import importlib
-import sys
-from importlib.machinery import ModuleSpec
 from typing import Any
-
-from . import checks
 
 __version__ = "0.1.0"
 
 
-class _HookOnFirstUse:
-    """Installs beartype's import hook over the package when the first module outside the accounting core
-    is imported, then steps aside (returns no spec: the import goes on, through the hook)."""
-
-    def find_spec(self, name: str, path: object = None, target: object = None) -> ModuleSpec | None:
-        if name.startswith(f"{__name__}.") and name not in checks.BEARTYPED_ON_FIRST_CALL:
-            from beartype.claw import beartype_package
-
-            sys.meta_path.remove(self)
-            beartype_package(__name__, conf=checks.conf())
-        return None
-
-
 # Every module of the package is type-checked at run time from its annotations: a wrong argument is refused
 # where it enters, in one line naming the parameter and what it expected. The named rules (a positive count,
-# a probability) are in checks.py. The accounting core is checked from each function's first call
-# (checks.beartype_on_first_call), so that it imports without beartype; every other module through
-# beartype's import hook, installed when the first of them is imported.
-sys.meta_path.insert(0, _HookOnFirstUse())
+# a probability) are in checks.py. Each module ends with checks.beartype_on_first_call(globals()): a
+# function is decorated by beartype when it is first called, so importing the package loads no beartype
+# and decorates nothing a chapter does not call (an import hook decorating everything cost each kernel
+# ~0.6 s).
 
 # The reader namespace: module -> the names a chapter uses from it. A name new to the chapters goes here,
 # under the module that defines it (tests/test_project.py checks that each one exists there).

@@ -19,7 +19,7 @@ from typing import Any
 import numpy as np
 import torch
 
-from .checks import PositiveCount
+from .checks import PositiveCount, beartype_on_first_call
 from .results import RESULTS_ENV
 
 
@@ -110,3 +110,6 @@ def dump_snapshot(timeline: CudaTimeline, path: str | Path | None = None) -> Pat
     with out.open("wb") as f:
         pickle.dump(timeline.snapshot, f)
     return out
+
+
+beartype_on_first_call(globals())  # beartype checks this module's calls from the first (checks.py)

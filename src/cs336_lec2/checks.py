@@ -1,7 +1,7 @@
 """The argument rules of the package, as types: beartype checks them where an argument enters.
 
-``cs336_lec2/__init__.py`` installs beartype's import hook over the package with :data:`CONF`, so every
-annotated parameter of every function (and every field of a dataclass) is checked at call time. The types
+Every module ends with :func:`beartype_on_first_call`, so every annotated parameter of every function
+(and every field of a dataclass) is checked at call time, by beartype with :data:`CONF`. The types
 below name the few rules a plain type cannot say: a count is a whole number (an int or a numpy integer,
 never a bool: ``True`` is an int to Python, never a size to a reader), a real is finite (NaN, infinities
 and ints beyond a float are refused), a probability lies in [0, 1], a flag is a real bool (the string
@@ -173,15 +173,57 @@ def _units(n: int) -> bool:
 
 
 class _Rule:
-    """A named rule in an ``Annotated`` type, standing for beartype's ``Is[rule]`` until beartype is
-    imported (:func:`_conf` swaps it in through ``hint_overrides``): the accounting core imports without
-    beartype. Its repr is ``Is[rule]``, as beartype's messages print it."""
+    """A named rule in an ``Annotated`` type, standing for beartype's ``Is[rule]`` until beartype reads
+    the hints (:func:`conf` swaps checks' own in through ``hint_overrides``, :func:`_use_beartype_in` a
+    module's): the package imports without beartype. Its repr is ``Is[rule]``, as beartype's messages
+    print it."""
 
     def __init__(self, validator: Callable[[Any], bool]) -> None:
         self.validator = validator
 
     def __repr__(self) -> str:
         return f"Is[{self.validator.__name__}]"
+
+
+class _IsStandIn:
+    """``Is`` for the package's modules: ``Is[rule]`` is a :class:`_Rule` until beartype reads the module's
+    hints, when :func:`_use_beartype_in` swaps in beartype's own (so a module imports without beartype)."""
+
+    def __getitem__(self, validator: Callable[[Any], bool]) -> _Rule:
+        return _Rule(validator)
+
+
+Is: Any = _IsStandIn()
+
+
+def _with_beartype(hint: Any) -> Any:
+    """An ``Annotated`` hint with each :class:`_Rule` as beartype's ``Is[rule]``."""
+    from beartype.vale import Is as beartype_is
+
+    return Annotated[(hint.__origin__, *(beartype_is[m.validator] if isinstance(m, _Rule) else m
+                                         for m in hint.__metadata__))]
+
+
+def _stands_in(hint: Any) -> bool:
+    return get_origin(hint) is Annotated and any(isinstance(m, _Rule) for m in hint.__metadata__)
+
+
+_SWAPPED: set[str] = set()
+
+
+def _use_beartype_in(namespace: dict[str, Any]) -> None:
+    """Before beartype first reads a module's hints: its ``Is`` and its rules become beartype's own."""
+    module = str(namespace.get("__name__"))
+    if module in _SWAPPED:
+        return
+    _SWAPPED.add(module)
+    from beartype.vale import Is as beartype_is
+
+    for name, value in list(namespace.items()):
+        if value is Is:
+            namespace[name] = beartype_is
+        elif _stands_in(value):
+            namespace[name] = _with_beartype(value)
 
 
 if TYPE_CHECKING:  # what mypy sees: the plain types (numbers' ABCs are no supertypes of int to mypy)
@@ -290,15 +332,6 @@ def _one_line(message: str) -> str:
     return f"{call}(): {name} must be {_words(hint.rstrip('.'))}, got {got}"
 
 
-# The accounting core (tests/test_imports.py), the ZeRO accounting and the bilingual helpers the core uses:
-# imported without beartype (importing it takes ~0.2 s of CPU, decorating the core's ~130 functions as much
-# again), each checked from its first call on (beartype_on_first_call) unless the import hook was already
-# installed when it was imported. The hook is installed when any other module of the package is imported
-# (cs336_lec2/__init__.py).
-BEARTYPED_ON_FIRST_CALL = tuple(f"cs336_lec2.{name}" for name in (
-    "config", "transformer_accounting", "activations", "napkin", "catalog", "distributed", "distributed.cluster",
-    "distributed.nccl", "distributed.parallelism", "calculator", "calculator_memory", "calculator_url",
-    "calculator_page", "validation", "bilingual"))
 
 
 @functools.cache
@@ -306,23 +339,19 @@ def conf() -> BeartypeConf:
     """How beartype checks the package: plain text; local variables unchecked (only what crosses a call);
     an ``int`` any integer and a ``float`` any real number, numpy's too (``float`` takes an int, as PEP
     484's tower says); each named type's rules as beartype's validators; a violation an
-    :class:`ArgumentError`. The publisher (a command line, checked where its arguments enter) is left out."""
+    :class:`ArgumentError`. The publisher (a command line, checked where its arguments enter) is not
+    decorated."""
     from beartype import BeartypeConf, FrozenDict
-    from beartype.vale import Is
 
-    standing_in = {name: hint for name, hint in globals().items()
-                   if get_origin(hint) is Annotated and any(isinstance(m, _Rule) for m in hint.__metadata__)}
-    real = {name: Annotated[(hint.__origin__, *(Is[m.validator] if isinstance(m, _Rule) else m
-                                                for m in hint.__metadata__))]
-            for name, hint in standing_in.items()}
+    standing_in = {name: hint for name, hint in globals().items() if _stands_in(hint)}
+    real = {name: _with_beartype(hint) for name, hint in standing_in.items()}
     # What a module imports from here from now on is beartype's own (a type it builds on one, such as
     # Annotated[PositiveReal, Is[rule]], keeps both rules); what the core imported before is swapped here.
     globals().update(real)
     return BeartypeConf(
-        is_color=False, claw_is_pep526=False, violation_type=ArgumentError,
+        is_color=False, violation_type=ArgumentError,
         hint_overrides=FrozenDict({int: numbers.Integral, float: numbers.Real,
                                    **{standing_in[name]: real[name] for name in real}}),
-        claw_skip_package_names=("cs336_lec2.publish",),
     )
 
 
@@ -349,7 +378,7 @@ def _at_import() -> bool:
 
 
 def _on_first_call(fn: Callable[..., Any]) -> Callable[..., Any]:
-    """``fn``, checked by beartype as the import hook would, decorated when it is first called."""
+    """``fn``, checked by beartype (:func:`conf`), decorated when it is first called."""
     checked: Callable[..., Any] | None = None
 
     @functools.wraps(fn)
@@ -360,6 +389,7 @@ def _on_first_call(fn: Callable[..., Any]) -> Callable[..., Any]:
                 return fn(*args, **kwargs)
             from beartype import beartype
 
+            _use_beartype_in(fn.__globals__)
             checked = beartype(conf=conf())(fn)
         return checked(*args, **kwargs)
 
@@ -377,6 +407,7 @@ def _on_first_instance(cls: type) -> None:
         from beartype import beartype
 
         type.__setattr__(cls, "__init__", init)  # back, then beartype decorates the class in place
+        _use_beartype_in(vars(sys.modules[cls.__module__]))
         beartype(conf=conf())(cls)
         cls.__init__(self, *args, **kwargs)  # type: ignore[misc]
 
@@ -386,19 +417,16 @@ def _on_first_instance(cls: type) -> None:
 def beartype_on_first_call(namespace: dict[str, Any]) -> None:
     """Check the calls of the functions and classes a module defines (its ``globals()``), from the first.
 
-    What beartype's import hook does at import (decorate every function, :func:`conf`), done when each is
-    first called; nothing when the module came through the hook. A module of :data:`BEARTYPED_ON_FIRST_CALL`
-    calls this on its last line. A class is checked from its first instance (a class without its own
-    ``__init__`` is left as it is); a function another module-level object captured before (a default
-    argument, a table) is called unchecked through it.
+    Every module of the package outside ``publish/`` calls this on its last line. Each public function
+    is decorated by beartype (:func:`conf`) when it is first called, not at import: importing the package
+    loads no beartype (~0.2 s) and decorates nothing a chapter never calls. A public class is checked
+    from its first instance (a class without its own ``__init__`` is left as it is); a function another
+    module-level object captured before (a default argument, a table) is called unchecked through it.
     """
-    spec = namespace.get("__spec__")
-    if spec is not None and type(spec.loader).__module__.startswith("beartype."):
-        return  # loaded through beartype's import hook: every function is checked already
     module = namespace["__name__"]
     for name, obj in list(namespace.items()):
-        if getattr(obj, "__module__", None) != module:
-            continue
+        if getattr(obj, "__module__", None) != module or name.startswith("_"):
+            continue  # a private helper gets what a checked caller passed (and mypy checks it)
         if inspect.isfunction(obj):
             namespace[name] = _on_first_call(obj)
         elif inspect.isclass(obj) and "__init__" in obj.__dict__:

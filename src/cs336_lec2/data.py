@@ -22,10 +22,9 @@ from typing import Annotated
 import numpy as np
 import numpy.typing as npt
 import torch
-from beartype.vale import Is
 
 from .bilingual import tr
-from .checks import FilePath, between
+from .checks import FilePath, Is, beartype_on_first_call, between
 from .device import as_device
 from .safety import write_atomic as _write_atomically  # all or nothing: never a torn token file
 
@@ -225,3 +224,6 @@ def resident_bytes(path: PathLike | None = None) -> int:
     except (AttributeError, NotImplementedError, psutil.AccessDenied):
         return proc.memory_info().rss
     return sum(m.rss for m in maps if m.path == target)
+
+
+beartype_on_first_call(globals())  # beartype checks this module's calls from the first (checks.py)

@@ -7,9 +7,8 @@ import platform
 from typing import Annotated
 
 import torch
-from beartype.vale import Is
 
-from .checks import is_bool, rule
+from .checks import Is, beartype_on_first_call, is_bool, rule
 
 DEVICE_CHOICES = ("auto", "cpu", "cuda")
 
@@ -143,3 +142,6 @@ def autocast_dtype(device_type: str, capability: tuple[int, int] | None = None) 
             isinstance(v, numbers.Integral) and not is_bool(v) for v in capability):  # (True, 0) is no capability
         raise ValueError(f"capability must be (major, minor) ints for a CUDA device, got {capability!r}")
     return torch.bfloat16 if tuple(capability) >= (8, 0) else torch.float16
+
+
+beartype_on_first_call(globals())  # beartype checks this module's calls from the first (checks.py)

@@ -21,9 +21,8 @@ from fractions import Fraction
 from typing import Annotated
 
 import torch
-from beartype.vale import Is
 
-from .checks import Flag, between, is_bool, is_int
+from .checks import Flag, Is, beartype_on_first_call, between, is_bool, is_int
 
 
 @dataclass(frozen=True)
@@ -348,3 +347,6 @@ def to_binary_fraction(x: float | str | Fraction, bits: int) -> str:
     sign, value = ("-" if value < 0 else ""), abs(value)
     whole, fraction = math.floor(value), value - math.floor(value)
     return f"{sign}{whole:b}." + format(math.floor(fraction * 2**bits), f"0{bits}b") if bits else f"{sign}{whole:b}"
+
+
+beartype_on_first_call(globals())  # beartype checks this module's calls from the first (checks.py)

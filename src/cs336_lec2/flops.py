@@ -18,7 +18,7 @@ from torch.utils._pytree import tree_flatten
 from torch.utils.flop_counter import FlopCounterMode
 
 from .bilingual import in_zh, tr
-from .checks import Count, Flag, NonNegativeReal, PositiveReal
+from .checks import Count, Flag, NonNegativeReal, PositiveReal, beartype_on_first_call
 from .hardware import Peak
 
 
@@ -201,3 +201,6 @@ def measured_mfu(flops: float, seconds: float, peak: Peak | None) -> float | Non
     if not isinstance(peak, Peak):
         raise TypeError(f"peak must be a Peak (from peak_flops or peak_or_none) or None, got {type(peak).__name__}")
     return mfu(flops, seconds, peak, strict=False)
+
+
+beartype_on_first_call(globals())  # beartype checks this module's calls from the first (checks.py)

@@ -20,7 +20,7 @@ from typing import Any
 import torch
 from torch import nn
 
-from .checks import WholeCount
+from .checks import WholeCount, beartype_on_first_call
 from .napkin import OPTIMIZER_STATES, PRECISIONS, OptimizerName, Precision, PrecisionName  # noqa: F401  (re-exported)
 
 
@@ -275,3 +275,5 @@ def naming_tensors(model: nn.Module, **tensors: torch.Tensor) -> Iterator[dict[i
         for handle in handles:
             handle.remove()
 
+
+beartype_on_first_call(globals())  # beartype checks this module's calls from the first (checks.py)

@@ -28,7 +28,7 @@ from torch.utils._python_dispatch import TorchDispatchMode
 from torch.utils._pytree import tree_flatten
 
 from .activations import activation_bytes_per_layer
-from .checks import Count, Flag, PositiveCount
+from .checks import Count, Flag, PositiveCount, beartype_on_first_call
 from .config import Recompute, TransformerConfig
 from .memory import optimizer_state_tensors
 from .transformer_accounting import parameter_count
@@ -397,3 +397,6 @@ def predicted_cruncher_timeline(dim: PositiveCount, num_layers: PositiveCount, b
         for name, value in now.items():
             values[name][start:end] = value
     return Timeline(measured.ops, measured.phases, values, measured.marks)
+
+
+beartype_on_first_call(globals())  # beartype checks this module's calls from the first (checks.py)

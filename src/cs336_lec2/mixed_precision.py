@@ -21,7 +21,7 @@ import torch
 import torch.nn.functional as F
 from torch.utils._python_dispatch import TorchDispatchMode  # the hook torch's own tools use to see ops
 
-from .checks import is_bool, is_int
+from .checks import beartype_on_first_call, is_bool, is_int
 from .floats import saturating_cast
 
 MATMUL_PRECISIONS = ("highest", "high", "medium")
@@ -156,3 +156,6 @@ def unchanged_fraction(before: Sequence[torch.Tensor], after: Sequence[torch.Ten
                          f"and {len(after)}")
     same = sum((b == a.detach()).sum().item() for b, a in zip(before, after, strict=True))
     return same / sum(b.numel() for b in before)
+
+
+beartype_on_first_call(globals())  # beartype checks this module's calls from the first (checks.py)

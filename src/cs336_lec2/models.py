@@ -15,10 +15,9 @@ import math
 from typing import Annotated, cast
 
 import torch
-from beartype.vale import Is
 from torch import nn
 
-from .checks import MAX_PARAMETERS, Count, Flag, PositiveCount, between
+from .checks import MAX_PARAMETERS, Count, Flag, Is, PositiveCount, beartype_on_first_call, between
 from .device import FloatDtype, as_device
 
 Width = Annotated[int, Is[between(1, 2**40)]]  # the product of two widths is checked against MAX_PARAMETERS
@@ -125,3 +124,6 @@ def cruncher_num_parameters(dim: PositiveCount, num_layers: Count) -> int:
 def num_parameters(model: nn.Module, *, trainable_only: Flag = False) -> int:
     """Number of parameter values (elements, not bytes) in ``model``; shared parameters count once."""
     return sum(p.numel() for p in model.parameters() if p.requires_grad or not trainable_only)
+
+
+beartype_on_first_call(globals())  # beartype checks this module's calls from the first (checks.py)

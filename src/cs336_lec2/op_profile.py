@@ -22,7 +22,6 @@ from pathlib import Path
 from typing import Annotated, Any
 
 import torch
-from beartype.vale import Is
 
 # torch.profiler.profile wraps this one; its start probes hasattr(torch, "_inductor"), which imports
 # torch._inductor (and sympy): seconds on a CPU, for nothing a step's profile needs.
@@ -32,7 +31,7 @@ from torch.utils._python_dispatch import TorchDispatchMode
 from torch.utils._pytree import tree_flatten
 from torch.utils.flop_counter import flop_registry
 
-from .checks import FilePath, PositiveReal, between
+from .checks import FilePath, Is, PositiveReal, beartype_on_first_call, between
 from .device import device_arg
 
 Repeats = Annotated[int, Is[between(1, 1000)]]  # profiled steps: more than 1000 is a typo
@@ -286,3 +285,6 @@ def profile_step(step: Callable[[], Any], device: str | torch.device | None = No
     groups = tuple(GroupTime(g, predictor.groups[g].flops, predictor.groups[g].bytes, seconds[g],
                              predictor.groups[g].ops) for g in GROUPS)
     return StepProfile(groups, wall, dev.type, profiler_flops, dict(predictor.formula_flops), path)
+
+
+beartype_on_first_call(globals())  # beartype checks this module's calls from the first (checks.py)

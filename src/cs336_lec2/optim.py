@@ -30,7 +30,7 @@ from typing import Any
 
 import torch
 
-from .checks import Flag, is_bool, is_int
+from .checks import Flag, beartype_on_first_call, is_bool, is_int
 
 Params = Iterable[torch.Tensor] | Iterable[dict[str, Any]]
 State = dict[str, Any]  # optimizer.state[p]
@@ -339,3 +339,6 @@ def fused_adamw_supported(device: str | torch.device) -> bool:
     except RuntimeError:
         return False
     return True
+
+
+beartype_on_first_call(globals())  # beartype checks this module's calls from the first (checks.py)

@@ -13,6 +13,7 @@ from typing import Any, TypeVar
 
 import torch
 
+from .checks import beartype_on_first_call
 from .device import get_device
 
 PRESETS = ("small", "medium", "large")
@@ -84,3 +85,6 @@ def describe(sizes: Mapping[str, Any]) -> str:
     if not isinstance(sizes, Mapping):
         raise TypeError(f"sizes must be a mapping of names to sizes, got {type(sizes).__name__} {sizes!r}")
     return ", ".join(f"{k}={v}" for k, v in sizes.items())
+
+
+beartype_on_first_call(globals())  # beartype checks this module's calls from the first (checks.py)

@@ -16,7 +16,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from .checks import FilePath
+from .checks import FilePath, beartype_on_first_call
 
 RESULTS_ENV = "CS336_LEC2_RESULTS"
 CHAPTER_ENV = "CS336_LEC2_CHAPTER"
@@ -85,3 +85,6 @@ def read_published(path: FilePath, warn: Callable[[str], None] | None = None) ->
         else:
             warn(message)
     return records
+
+
+beartype_on_first_call(globals())  # beartype checks this module's calls from the first (checks.py)

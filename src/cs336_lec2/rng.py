@@ -14,6 +14,8 @@ from typing import Any, cast
 import numpy as np
 import torch
 
+from .checks import beartype_on_first_call
+
 
 def rng_states(generator: torch.Generator | None = None) -> dict[str, Any]:
     """Every RNG state as tensors and plain values (loadable with ``weights_only=True``)."""
@@ -86,3 +88,6 @@ def check_rng_states(states: object, generator: torch.Generator | None = None) -
 def _check_generator(generator: object) -> None:
     if generator is not None and not isinstance(generator, torch.Generator):
         raise TypeError(f"generator must be a torch.Generator or None, got {type(generator).__name__} {generator!r}")
+
+
+beartype_on_first_call(globals())  # beartype checks this module's calls from the first (checks.py)

@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import BinaryIO
 
 from .bilingual import in_zh, tr
+from .checks import beartype_on_first_call
 
 
 def _mode_for(target: Path) -> int:
@@ -89,3 +90,6 @@ def sigterm_as_interrupt() -> Iterator[None]:
         yield
     finally:
         signal.signal(signal.SIGTERM, previous)
+
+
+beartype_on_first_call(globals())  # beartype checks this module's calls from the first (checks.py)

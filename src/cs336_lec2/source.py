@@ -24,7 +24,7 @@ from importlib import resources
 from pathlib import PurePath
 from typing import Any, NamedTuple
 
-from .checks import Flag
+from .checks import Flag, beartype_on_first_call
 
 ELIDED = "# … checks elided"
 
@@ -457,3 +457,6 @@ def _listing_type() -> type:
                                    {bilingual.LANG_KEY: lang} if len(self.codes) > 1 else {})
 
     return Listing
+
+
+beartype_on_first_call(globals())  # beartype checks this module's calls from the first (checks.py)

@@ -15,7 +15,7 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
-from .checks import Count
+from .checks import Count, beartype_on_first_call
 from .memory import (
     MemoryBreakdown,
     SavedTensorsRecorder,
@@ -112,3 +112,6 @@ def cuda_peak_step(model: nn.Module, x: torch.Tensor, y: torch.Tensor, optimizer
     params, state = parameter_bytes(model), optimizer_state_bytes(optimizer)
     return PeakStep(peak=peak, estimate=estimate, state=params + gradient_bytes(model) + state,
                     floor=params + state + estimate.activations)
+
+
+beartype_on_first_call(globals())  # beartype checks this module's calls from the first (checks.py)

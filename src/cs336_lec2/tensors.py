@@ -21,10 +21,9 @@ from collections.abc import Callable, Sequence
 from typing import Annotated, Any
 
 import torch
-from beartype.vale import Is
 from torch.utils._python_dispatch import TorchDispatchMode
 
-from .checks import Count, Counts, is_bool, rule
+from .checks import Count, Counts, Is, beartype_on_first_call, is_bool, rule
 
 # The CUDA caching allocator hands out blocks in multiples of this many bytes (kMinBlockSize in
 # c10/cuda/CUDACachingAllocator.cpp), so torch.cuda.memory_allocated() counts a 4-byte tensor as 512.
@@ -196,3 +195,6 @@ def new_tensors(fn: Callable[..., Any], *inputs: Strided) -> list[int]:
     with _NewTensors(tensors) as watch:
         fn(*tensors)
     return watch.created
+
+
+beartype_on_first_call(globals())  # beartype checks this module's calls from the first (checks.py)

@@ -19,9 +19,8 @@ from functools import partial
 from typing import Annotated, Any
 
 import torch
-from beartype.vale import Is
 
-from .checks import PositiveCount, PositiveReal, between, is_bool, is_int, rule
+from .checks import Is, PositiveCount, PositiveReal, beartype_on_first_call, between, is_bool, is_int, rule
 from .device import FloatDtype, device_arg
 from .flops import matmul_flops
 
@@ -292,3 +291,6 @@ def matmul_ceiling(
     if best[0] <= 0:
         raise RuntimeError("every matmul of the sweep timed at 0 s: the clock is too coarse")
     return Ceiling(best[0], best[1], tuple(tried), dtype)
+
+
+beartype_on_first_call(globals())  # beartype checks this module's calls from the first (checks.py)

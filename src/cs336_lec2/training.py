@@ -26,12 +26,11 @@ from typing import Annotated, Any
 import numpy as np
 import torch
 import torch.nn.functional as F
-from beartype.vale import Is
 from torch import nn
 from tqdm import tqdm  # plain tqdm: tqdm.auto warns on stderr in Jupyter without ipywidgets
 
 from .bilingual import tr
-from .checks import Count, FilePath, Flag, PositiveCount, PositiveReal, between, is_bool
+from .checks import Count, FilePath, Flag, Is, PositiveCount, PositiveReal, beartype_on_first_call, between, is_bool
 from .device import as_device, device_arg
 from .models import Cruncher
 from .optim import check_state_dict, make_optimizer
@@ -303,3 +302,6 @@ def train(
             save_checkpoint(checkpoint_path, model, opt, step=step, generator=data_gen, config=config, losses=losses)
             saved_at.append(step)
     return TrainResult(losses=losses, model=model, optimizer=opt, step=end, saved_at=saved_at)
+
+
+beartype_on_first_call(globals())  # beartype checks this module's calls from the first (checks.py)

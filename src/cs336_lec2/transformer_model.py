@@ -19,7 +19,7 @@ import torch.nn.functional as F
 from torch import nn
 from torch.utils.checkpoint import checkpoint
 
-from .checks import MAX_PARAMETERS, Flag, PositiveCount, PositiveReal, check_token_ids
+from .checks import MAX_PARAMETERS, Flag, PositiveCount, PositiveReal, beartype_on_first_call, check_token_ids
 from .config import ATTENTION_IMPLS, RECOMPUTE, AttentionImpl, Norm, Positions, Recompute, TransformerConfig
 from .device import FloatDtype, as_device
 from .transformer_accounting import parameter_count
@@ -309,3 +309,6 @@ def _choice(name: str, value: object, allowed: tuple[_T, ...]) -> _T:
     if value not in allowed:
         raise ValueError(f"{name} must be one of {allowed}, got {value!r}")
     return allowed[allowed.index(value)]
+
+
+beartype_on_first_call(globals())  # beartype checks this module's calls from the first (checks.py)

@@ -26,9 +26,17 @@ from typing import Annotated, Any, Literal
 
 import torch
 import torch.distributed as dist
-from beartype.vale import Is
 
-from ..checks import PositiveReal, between, check_choice, check_int, check_positive_real, rule
+from ..checks import (
+    Is,
+    PositiveReal,
+    beartype_on_first_call,
+    between,
+    check_choice,
+    check_int,
+    check_positive_real,
+    rule,
+)
 from ..device import as_device
 from ..safety import sigterm_as_interrupt
 from .worker import LAUNCHED_BY_TORCHRUN
@@ -299,3 +307,6 @@ def _first_error(out: Path, n: int, code: int) -> WorkerError:
         first = min(errors.values(), key=lambda e: e["time"])
         rank, message = first["rank"], f"{first['type']}: {first['message']}"
     return WorkerError(rank, codes.get(rank, code), message, _rank_log(out, rank))
+
+
+beartype_on_first_call(globals())  # beartype checks this module's calls from the first (checks.py)

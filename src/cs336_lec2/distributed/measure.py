@@ -18,6 +18,7 @@ from typing import Any
 import torch
 import torch.distributed as dist
 
+from ..checks import beartype_on_first_call
 from ..memory import tensor_bytes
 
 try:  # FSDP2, public API since torch 2.6 (https://docs.pytorch.org/docs/stable/distributed.fsdp.fully_shard.html).
@@ -93,3 +94,6 @@ def count_collectives() -> Iterator[CollectiveCounter]:
     finally:
         for name, fn in originals.items():
             setattr(dist, name, fn)
+
+
+beartype_on_first_call(globals())  # beartype checks this module's calls from the first (checks.py)

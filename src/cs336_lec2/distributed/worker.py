@@ -30,6 +30,8 @@ import torch.distributed as dist
 import torch.nn.functional as F
 from torch import nn
 
+from ..checks import beartype_on_first_call
+
 
 def build_model(model_spec: dict[str, Any]) -> nn.Module:
     """The model a spec names: ``{"name": "Cruncher", "kwargs": {...}}`` from :mod:`cs336_lec2.models`
@@ -319,6 +321,9 @@ def main(argv: list[str]) -> int:
         os._exit(1)
     dist.destroy_process_group()
     return 0
+
+
+beartype_on_first_call(globals())  # beartype checks this module's calls from the first (checks.py)
 
 
 if __name__ == "__main__":

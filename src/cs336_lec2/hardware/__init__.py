@@ -21,7 +21,7 @@ from dataclasses import dataclass
 import torch
 
 from ..bilingual import in_zh, tr
-from ..checks import Flag, PositiveCount, PositiveReal
+from ..checks import Flag, PositiveCount, PositiveReal, beartype_on_first_call
 from ..device import cpu_name, device_arg
 from .accelerators import ACCELERATORS, DTYPE_KEYS, OVERRIDE_HINT, Accelerator, UnknownHardwareError, lookup
 from .cpus import CpuCore, core_from_flags, cpu_info, detect_core, parse_flags
@@ -258,3 +258,6 @@ def cpu_peak_estimate(
                 f"估算值 = {threads} 个线程 × {clock_hz / 1e9:.2f} GHz（{in_zh(how)}）× 每周期 {per_cycle:g} 次"
                 f"浮点运算（{in_zh(isa)}）；这是上界，不是数据手册上的数字")
     return Peak(threads * clock_hz * per_cycle, key, cpu_name(), source, is_estimate=True)
+
+
+beartype_on_first_call(globals())  # beartype checks this module's calls from the first (checks.py)

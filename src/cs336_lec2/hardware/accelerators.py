@@ -9,6 +9,7 @@ from __future__ import annotations
 import re
 
 from ..catalog import ACCELERATORS, DTYPE_KEYS, Accelerator  # noqa: F401  (the table; re-exported)
+from ..checks import beartype_on_first_call
 
 OVERRIDE_HINT = (
     "To go on, take the dense peak of your card and dtype from its datasheet and pass it in FLOP/s: "
@@ -42,3 +43,6 @@ def lookup(device_name: str) -> Accelerator:
             + OVERRIDE_HINT
         )
     return card
+
+
+beartype_on_first_call(globals())  # beartype checks this module's calls from the first (checks.py)

@@ -29,7 +29,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ..checks import FilePath
+from ..checks import FilePath, beartype_on_first_call
 
 CPUINFO_PATH = "/proc/cpuinfo"
 _AMD_GUIDE = "AMD Software Optimization Guide for family {family} processors"
@@ -182,3 +182,6 @@ def detect_core(info: dict[str, Any] | None = None) -> CpuCore:
     if info.get("implementer") == 0x41 and info.get("part") in ARM_NEOVERSE:
         return ARM_NEOVERSE[info["part"]]
     return core_from_flags(flags)
+
+
+beartype_on_first_call(globals())  # beartype checks this module's calls from the first (checks.py)
