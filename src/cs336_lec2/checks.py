@@ -332,8 +332,6 @@ def _one_line(message: str) -> str:
     return f"{call}(): {name} must be {_words(hint.rstrip('.'))}, got {got}"
 
 
-
-
 @functools.cache
 def conf() -> BeartypeConf:
     """How beartype checks the package: plain text; local variables unchecked (only what crosses a call);
