@@ -317,11 +317,10 @@ def predicted_timeline(config: TransformerConfig, batch: PositiveCount, seq_len:
         raise ValueError(f"batch must be a multiple of micro_batches={k}, got {b}")
     p = _parts(c, b // k, int(seq_len), recompute)
     grads_all = p.state["parameters"]
-    n_ops, L = len(measured.ops), c.num_layers
-    values = {name: np.zeros(n_ops, dtype=np.int64) for name in CATEGORIES}
-    bounds = [i for i, _ in measured.marks] + [n_ops]
+    L = c.num_layers
+    regions: list[dict[str, int]] = []
     grads, accumulated = 0, False
-    for (start, event), end in zip(measured.marks, bounds[1:], strict=True):
+    for _, event in measured.marks:
         now = dict(p.state, gradients=grads)
         word, _, rest = event.partition(" ")
         if event == "forward":
@@ -344,9 +343,8 @@ def predicted_timeline(config: TransformerConfig, batch: PositiveCount, seq_len:
             grads = now["gradients"] = grads_all
             now["temporaries"] = 2 * p.largest_param
         accumulated = accumulated or event == "block 0 done"
-        for name, value in now.items():
-            values[name][start:end] = value
-    return Timeline(measured.ops, measured.phases, values, measured.marks)
+        regions.append(now)
+    return _step_function(measured, regions)
 
 
 def predicted_cruncher_timeline(dim: PositiveCount, num_layers: PositiveCount, batch: PositiveCount,
@@ -371,10 +369,9 @@ def predicted_cruncher_timeline(dim: PositiveCount, num_layers: PositiveCount, b
                          f"checkpoint_every={c}, num_layers={L}, micro_batches={k}, batch={batch}")
     a, w, head, params = 4 * batch // k * d, 4 * d * d, 4 * d, 4 * (L * d * d + d)
     state = {"parameters": params, "optimizer state": 2 * params}
-    values = {name: np.zeros(len(measured.ops), dtype=np.int64) for name in CATEGORIES}
-    bounds = [i for i, _ in measured.marks] + [len(measured.ops)]
+    regions: list[dict[str, int]] = []
     accumulated = False  # a micro-batch has made every gradient
-    for (start, event), end in zip(measured.marks, bounds[1:], strict=True):
+    for start, event in measured.marks:
         accumulated = accumulated or (event == "forward" and start > 0)
         word, _, rest = event.partition(" ")
         grads = params if accumulated else 0
@@ -394,6 +391,15 @@ def predicted_cruncher_timeline(dim: PositiveCount, num_layers: PositiveCount, b
             now["gradients"] = params + w if accumulated else head + (L - j) * w
         elif event == "optimizer":
             now["gradients"], now["temporaries"] = params, now["temporaries"] + 2 * w
+        regions.append(now)
+    return _step_function(measured, regions)
+
+
+def _step_function(measured: Timeline, regions: list[dict[str, int]]) -> Timeline:
+    """A prediction over ``measured``'s ops: each region's bytes (one per mark) held until the next mark."""
+    values = {name: np.zeros(len(measured.ops), dtype=np.int64) for name in CATEGORIES}
+    bounds = [i for i, _ in measured.marks] + [len(measured.ops)]
+    for start, end, now in zip(bounds[:-1], bounds[1:], regions, strict=True):
         for name, value in now.items():
             values[name][start:end] = value
     return Timeline(measured.ops, measured.phases, values, measured.marks)
